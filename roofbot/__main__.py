@@ -1,0 +1,3 @@
+from roofbot.cli import main
+
+raise SystemExit(main())

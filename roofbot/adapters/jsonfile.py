@@ -1,0 +1,93 @@
+"""Reading one record file from a stranger's pull request: bounded, strict JSON, and every
+failure a sentence a contributor can act on. Never raises for bad input."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from typing import Any
+
+MAX_BYTES = 2 * 1024 * 1024
+"""The largest record file read. The real records are under 20 KB."""
+
+
+class RecordFileError(ValueError):
+    """The file can't be read as a JSON object; the message says why."""
+
+
+@dataclass(frozen=True)
+class Parsed:
+    data: dict[str, Any]
+    text: str
+
+
+def _no_constants(name: str) -> Any:
+    raise RecordFileError(f"{name} is not a JSON number: write a finite number or null")
+
+
+def _finite_float(text: str) -> float:
+    f = float(text)
+    if not math.isfinite(f):
+        raise RecordFileError(f"{text[:40]} overflows a double: write a finite number")
+    return f
+
+
+def _bounded_int(text: str) -> int:
+    if len(text.lstrip("-")) > 30:
+        raise RecordFileError(f"an integer of {len(text)} digits is not a measurement")
+    return int(text)
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in pairs:
+        if k in out:
+            raise RecordFileError(f"key {k[:60]!r} appears twice in one object: keep one")
+        out[k] = v
+    return out
+
+
+def parse_record_bytes(raw: bytes) -> Parsed:
+    """Strict JSON for records: UTF-8 without BOM, no NaN/Infinity, no duplicate keys, no
+    absurd numbers, an object at the top. Raises RecordFileError with the reason."""
+    if len(raw) > MAX_BYTES:
+        raise RecordFileError(
+            f"the file is {len(raw) / 1e6:.1f} MB, over the {MAX_BYTES // (1024 * 1024)} MiB "
+            "limit for one record"
+        )
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raise RecordFileError("the file starts with a UTF-8 byte-order mark: save it without one")
+    if b"\x00" in raw:
+        raise RecordFileError("the file is binary (it contains NUL bytes), not JSON")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise RecordFileError(f"the file is not UTF-8 (bad byte at offset {e.start})") from None
+    try:
+        data = json.loads(
+            text,
+            parse_constant=_no_constants,
+            parse_float=_finite_float,
+            parse_int=_bounded_int,
+            object_pairs_hook=_unique_keys,
+        )
+    except RecordFileError:
+        raise
+    except RecursionError:
+        raise RecordFileError("the JSON is nested too deeply to be a record") from None
+    except json.JSONDecodeError as e:
+        raise RecordFileError(f"invalid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+    except ValueError as e:  # int digit limits and the like
+        raise RecordFileError(f"invalid JSON: {str(e)[:120]}") from None
+    if not isinstance(data, dict):
+        raise RecordFileError(f"the top level is a JSON {type(data).__name__}, not an object")
+    return Parsed(data, text)
+
+
+def line_of(text: str, field: str | None) -> int:
+    """The 1-based line where `"field":` first appears (1 when absent or unknown)."""
+    if not field:
+        return 1
+    at = text.find(f'"{field}"')
+    return text.count("\n", 0, at) + 1 if at >= 0 else 1

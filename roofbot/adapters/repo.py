@@ -1,0 +1,144 @@
+"""A records repository: its config, catalogue and records, read through a Tree. Every bad
+file becomes an `error` result or a report message; nothing here raises for bad input."""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from roofbot.adapters.jsonfile import MAX_BYTES, Parsed, RecordFileError, parse_record_bytes
+from roofbot.adapters.schemas import Schemas
+from roofbot.adapters.tree import FolderTree, Tree, TreeError
+from roofbot.core.catalogue import Catalogue, build_catalogue
+from roofbot.core.config import Config, ConfigError, parse_config
+from roofbot.core.results import Message
+
+CONFIG_NAME = ".roofbot.yml"
+MAX_CONFIG_BYTES = 256 * 1024
+MAX_ALIASES = 64
+
+
+def load_config_text(text: str | None) -> Config:
+    """Parse `.roofbot.yml` safely: no Python tags, no alias bombs. Raises ConfigError."""
+    if text is None or not text.strip():
+        return Config()
+    if len(text) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{CONFIG_NAME} is over {MAX_CONFIG_BYTES // 1024} KiB")
+    try:
+        aliases = sum(1 for ev in yaml.parse(text, Loader=yaml.SafeLoader) if isinstance(ev, yaml.AliasEvent))
+        if aliases > MAX_ALIASES:
+            raise ConfigError(f"{CONFIG_NAME} uses {aliases} YAML aliases; at most {MAX_ALIASES}")
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        first = str(e).splitlines()[0] if str(e) else "YAML error"
+        mark = getattr(e, "problem_mark", None)
+        where = f" (line {mark.line + 1})" if mark is not None else ""
+        raise ConfigError(f"{CONFIG_NAME} is not valid YAML{where}: {first[:160]}") from None
+    return parse_config(data)
+
+
+@dataclass
+class Repository:
+    """One version of a records repository."""
+
+    tree: Tree
+    config: Config
+    schemas: Schemas
+    messages: list[Message] = field(default_factory=list)
+    _cache: dict[str, Parsed | None] = field(default_factory=dict)
+
+    @classmethod
+    def open(cls, root: Path, config: Config | None = None) -> Repository:
+        tree = FolderTree(root)
+        if config is None:
+            cfg_path = root / CONFIG_NAME
+            text = None
+            if cfg_path.is_file() and not cfg_path.is_symlink():
+                text = cfg_path.read_text(encoding="utf-8", errors="replace")
+            config = load_config_text(text)
+        return cls(tree, config, Schemas(root / "schemas"))
+
+    # ------------------------------------------------------------ records
+    def record_paths(self) -> list[str]:
+        seen: dict[str, None] = {}
+        for pattern in self.config.records:
+            for p in self.tree.glob(pattern):
+                seen.setdefault(p, None)
+        return sorted(seen)
+
+    def is_record_path(self, path: str) -> bool:
+        from fnmatch import fnmatchcase
+
+        return any(fnmatchcase(path, pat) for pat in self.config.records)
+
+    def read(self, path: str) -> Parsed:
+        """Parse one record file, or raise RecordFileError/TreeError with the reason."""
+        raw = self.tree.read(path, MAX_BYTES)
+        return parse_record_bytes(raw)
+
+    def validate(self, path: str, parsed: Parsed) -> str | None:
+        """The reason a parsed record is not a record (schema, id/stem), or None."""
+        data = parsed.data
+        problem = self.schemas.problems(data)
+        if problem:
+            return problem
+        stem = posixpath.splitext(posixpath.basename(path))[0]
+        rid = data.get("id")
+        if not isinstance(rid, str):
+            return "no string `id` field"
+        if rid != stem:
+            return f"id {rid[:80]!r} differs from the file name {stem!r}: they must match"
+        return None
+
+    def find_by_id(self, rid: str) -> dict[str, Any] | None:
+        """A benchmark record by id, found by file name without reading the corpus."""
+        if rid in self._cache:
+            hit = self._cache[rid]
+            return hit.data if hit else None
+        found: Parsed | None = None
+        for pattern in self.config.records:
+            if "*" not in posixpath.basename(pattern):
+                continue
+            candidate = posixpath.join(posixpath.dirname(pattern), posixpath.basename(pattern).replace("*", rid, 1))
+            if "*" in candidate or not self.tree.exists(candidate):
+                continue
+            try:
+                p = self.read(candidate)
+            except (RecordFileError, TreeError):
+                continue
+            if self.validate(candidate, p) is None:
+                found = p
+                break
+        self._cache[rid] = found
+        return found.data if found else None
+
+    # ------------------------------------------------------------ catalogue
+    def catalogue(self) -> Catalogue:
+        groups: dict[str, list[dict[str, Any]]] = {}
+        for kind, patterns in self.config.catalogue.items():
+            groups[kind] = list(self._catalogue_records(kind, patterns))
+        return build_catalogue(
+            groups.get("accelerators", ()),
+            groups.get("models", ()),
+            groups.get("quantization", ()),
+            (g["id"] for g in groups.get("gotchas", ())),
+        )
+
+    def _catalogue_records(self, kind: str, patterns: tuple[str, ...]) -> Iterator[dict[str, Any]]:
+        for pattern in patterns:
+            for path in self.tree.glob(pattern):
+                try:
+                    parsed = self.read(path)
+                except (RecordFileError, TreeError) as e:
+                    self.messages.append(Message("warning", f"catalogue {path}: {e}"))
+                    continue
+                stem = posixpath.splitext(posixpath.basename(path))[0]
+                if parsed.data.get("id") != stem:
+                    self.messages.append(Message("warning", f"catalogue {path}: id differs from the file name"))
+                    continue
+                yield parsed.data

@@ -1,0 +1,50 @@
+"""The repository's own JSON Schemas (`schemas/<type>.schema.json`), applied with jsonschema."""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from jsonschema import validators
+from jsonschema.exceptions import best_match
+from jsonschema.protocols import Validator
+
+
+class Schemas:
+    """Validators per record type, loaded once from a repository's `schemas/` folder."""
+
+    def __init__(self, folder: Path | None) -> None:
+        self.folder = folder if folder is not None and folder.is_dir() else None
+
+    @property
+    def present(self) -> bool:
+        return self.folder is not None
+
+    @lru_cache(maxsize=32)  # noqa: B019 - one Schemas per run
+    def validator(self, record_type: str) -> Validator | None:
+        if self.folder is None or not record_type.replace("_", "").isalnum():
+            return None
+        path = self.folder / f"{record_type}.schema.json"
+        if not path.is_file():
+            return None
+        schema = json.loads(path.read_text(encoding="utf-8"))
+        cls = validators.validator_for(schema)
+        cls.check_schema(schema)
+        return cls(schema)  # type: ignore[no-any-return]
+
+    def problems(self, record: dict[str, Any]) -> str | None:
+        """None when valid (or no schema applies), else the most relevant error, worded."""
+        rtype = record.get("type")
+        if not isinstance(rtype, str):
+            return "no `type` field, so no schema applies" if self.present else None
+        v = self.validator(rtype)
+        if v is None:
+            return None
+        err = best_match(v.iter_errors(record))
+        if err is None:
+            return None
+        where = "/".join(str(p) for p in err.absolute_path) or "(top level)"
+        msg = err.message if len(err.message) <= 200 else err.message[:200] + "…"
+        return f"not valid against schemas/{rtype}.schema.json at {where}: {msg}"

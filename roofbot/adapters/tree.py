@@ -1,0 +1,96 @@
+"""A repository tree to read records from: the working folder, or a commit in git (the
+`git` adapter provides that one). Both refuse symlinks and anything outside the tree."""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from pathlib import Path, PurePosixPath
+from typing import Protocol
+
+
+class TreeError(ValueError):
+    """A path can't be read from the tree; the message says why."""
+
+
+class Tree(Protocol):
+    """Read-only access to the files of one version of a repository, by relative path."""
+
+    def glob(self, pattern: str) -> list[str]: ...
+
+    def read(self, path: str, limit: int) -> bytes: ...
+
+    def exists(self, path: str) -> bool: ...
+
+
+def safe_relpath(path: str) -> str:
+    """Normalise a repository-relative path; refuse absolute paths and `..`."""
+    p = PurePosixPath(path.replace("\\", "/"))
+    if p.is_absolute() or ".." in p.parts or not p.parts:
+        raise TreeError(f"{path!r} is outside the repository")
+    return p.as_posix()
+
+
+class FolderTree:
+    """The working tree on disk. Symlinks are never followed."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root.resolve()
+
+    def _path(self, path: str) -> Path:
+        return self.root / safe_relpath(path)
+
+    def glob(self, pattern: str) -> list[str]:
+        pattern = safe_relpath(pattern)
+        folder = PurePosixPath(pattern).parent
+        base = self.root / folder
+        if "*" in folder.as_posix() or "?" in folder.as_posix() or "[" in folder.as_posix():
+            return self._walk_glob(pattern)
+        try:
+            with os.scandir(base) as it:
+                names = [e.name for e in it if e.is_file(follow_symlinks=False) or e.is_symlink()]
+        except OSError:
+            return []
+        name_pat = PurePosixPath(pattern).name
+        return sorted(
+            (folder / n).as_posix() if folder.as_posix() != "." else n
+            for n in names
+            if fnmatch.fnmatchcase(n, name_pat)
+        )
+
+    def _walk_glob(self, pattern: str) -> list[str]:
+        out = []
+        for dirpath, _dirs, files in os.walk(self.root, followlinks=False):
+            for f in files:
+                rel = Path(dirpath, f).relative_to(self.root).as_posix()
+                if fnmatch.fnmatchcase(rel, pattern):
+                    out.append(rel)
+        return sorted(out)
+
+    def exists(self, path: str) -> bool:
+        try:
+            return self._path(path).is_file()
+        except TreeError:
+            return False
+
+    def read(self, path: str, limit: int) -> bytes:
+        p = self._path(path)
+        try:
+            st = p.lstat()
+        except OSError:
+            raise TreeError(f"{path}: no such file") from None
+        if p.is_symlink():
+            raise TreeError(f"{path} is a symbolic link; roofbot does not follow links")
+        if not p.is_file():
+            raise TreeError(f"{path} is not a regular file")
+        if st.st_size > limit:
+            raise TreeError(
+                f"{path} is {st.st_size / 1e6:.1f} MB, over the {limit / 1048576:.0f} MiB limit "
+                "for one record"
+            )
+        # refuse a parent folder that is a link out of the tree
+        real = p.resolve()
+        if not real.is_relative_to(self.root):
+            raise TreeError(f"{path} resolves outside the repository")
+        with p.open("rb") as fh:
+            return fh.read(limit + 1)

@@ -1,0 +1,187 @@
+"""The repository's own catalogue (accelerators, models, quantization formats, gotchas) as
+plain data, and the lookups the resolver needs. Built from already-parsed JSON objects."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+_SLUG = re.compile(r"[^a-z0-9]+")
+
+
+def slug(text: str) -> str:
+    """"Qwen3.5 35B-A3B (MoE)" -> "qwen3-5-35b-a3b-moe": the shape of this repository's ids."""
+    return _SLUG.sub("-", text.lower()).strip("-")
+
+
+def _num(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    f = float(value)
+    return f if math.isfinite(f) and f > 0 else None
+
+
+@dataclass(frozen=True)
+class FlopsRow:
+    precision: str
+    tflops: float
+    dense: bool
+    unit: str | None = None
+
+
+@dataclass(frozen=True)
+class Accelerator:
+    id: str
+    name: str
+    bandwidth_gbps: float | None
+    flops: tuple[FlopsRow, ...] = ()
+    vram_gb: float | None = None
+
+    def dense_peak(self, precision: str) -> float | None:
+        """The largest dense row at `precision` (a part may list a vector and a matrix row)."""
+        rows = [r.tflops for r in self.flops if r.precision == precision and r.dense]
+        return max(rows) if rows else None
+
+    def has_sparse_only(self, precision: str) -> bool:
+        rows = [r for r in self.flops if r.precision == precision]
+        return bool(rows) and not any(r.dense for r in rows)
+
+    def best_dense(self) -> FlopsRow | None:
+        """The highest dense peak at a floating or integer matrix precision (lenient)."""
+        rows = [r for r in self.flops if r.dense and r.precision not in ("fp64", "other")]
+        return max(rows, key=lambda r: r.tflops) if rows else None
+
+
+@dataclass(frozen=True)
+class Model:
+    id: str
+    name: str
+    params_b: float | None
+    active_params_b: float | None
+    architecture: str | None
+
+
+@dataclass(frozen=True)
+class Quantization:
+    id: str
+    name: str
+    scheme: str | None
+    bits: str | None
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    accelerators: Mapping[str, Accelerator] = field(default_factory=dict)
+    models: Mapping[str, Model] = field(default_factory=dict)
+    quantization: Mapping[str, Quantization] = field(default_factory=dict)
+    gotchas: frozenset[str] = frozenset()
+
+    def match_model(self, text: str) -> Model | None:
+        """The catalogue model whose id (or slugged name) stands in `text` as whole words;
+        the longest wins, so "qwen3-30b-a3b" beats "qwen3-30b". None when nothing matches."""
+        s = f"-{slug(text)}-"
+        best: tuple[int, Model] | None = None
+        for m in self.models.values():
+            for key in {m.id, slug(m.name)}:
+                if len(key) >= 4 and f"-{key}-" in s and (best is None or len(key) > best[0]):
+                    best = (len(key), m)
+        return best[1] if best else None
+
+    def match_accelerators(self, text: str) -> list[Accelerator]:
+        """Catalogue parts whose full slugged name stands in `text` as whole words, keeping
+        only the most specific (a name contained in another matched name is dropped)."""
+        s = f"-{slug(text)}-"
+        hits = [a for a in self.accelerators.values() if _name_in(a, s)]
+        keys = {a.id: _name_keys(a) for a in hits}
+        return [
+            a
+            for a in hits
+            if not any(
+                b.id != a.id
+                and any(k != kb and k in kb for k in keys[a.id] for kb in keys[b.id])
+                for b in hits
+            )
+        ]
+
+
+_BRAND_WORDS = frozenset(
+    {"nvidia", "amd", "intel", "apple", "google", "geforce", "radeon", "instinct", "tesla"}
+)
+_FORM_FACTORS = frozenset({"sxm", "sxm2", "sxm4", "sxm5", "pcie", "oam", "nvl", "mezzanine"})
+
+
+def _name_keys(a: Accelerator) -> set[str]:
+    """The ways a text may name this part: its slugged name, without leading brand words,
+    without a trailing form factor. Keys carry a digit, so "amd" alone names nothing."""
+    tokens = slug(a.name.split("(")[0]).split("-")
+    keys = set()
+    for start in range(len(tokens)):
+        if start and tokens[start - 1] not in _BRAND_WORDS:
+            break
+        rest = tokens[start:]
+        keys.add("-".join(rest))
+        if len(rest) > 1 and rest[-1] in _FORM_FACTORS:
+            keys.add("-".join(rest[:-1]))
+    keys |= {k.replace("geforce-", "") for k in keys}
+    return {k for k in keys if len(k) >= 4 and any(c.isdigit() for c in k)}
+
+
+def _name_in(a: Accelerator, s: str) -> bool:
+    return any(f"-{k}-" in s for k in _name_keys(a))
+
+
+def accelerator_from_json(obj: Mapping[str, Any]) -> Accelerator:
+    rows: list[FlopsRow] = []
+    for r in obj.get("flops") or []:
+        if not isinstance(r, Mapping):
+            continue
+        t = _num(r.get("tflops"))
+        if t is None or not isinstance(r.get("precision"), str):
+            continue
+        unit = r.get("unit")
+        rows.append(FlopsRow(r["precision"], t, r.get("dense") is True, unit if isinstance(unit, str) else None))
+    return Accelerator(
+        id=str(obj["id"]),
+        name=str(obj.get("name") or obj["id"]),
+        bandwidth_gbps=_num(obj.get("memory_bandwidth_gbps")),
+        flops=tuple(rows),
+        vram_gb=_num(obj.get("vram_gb")),
+    )
+
+
+def model_from_json(obj: Mapping[str, Any]) -> Model:
+    arch = obj.get("architecture")
+    return Model(
+        id=str(obj["id"]),
+        name=str(obj.get("name") or obj["id"]),
+        params_b=_num(obj.get("params_b")),
+        active_params_b=_num(obj.get("active_params_b")),
+        architecture=arch if isinstance(arch, str) else None,
+    )
+
+
+def quantization_from_json(obj: Mapping[str, Any]) -> Quantization:
+    scheme, bits = obj.get("scheme"), obj.get("bits")
+    return Quantization(
+        id=str(obj["id"]),
+        name=str(obj.get("name") or obj["id"]),
+        scheme=scheme if isinstance(scheme, str) else None,
+        bits=bits if isinstance(bits, str) else (str(bits) if _num(bits) else None),
+    )
+
+
+def build_catalogue(
+    accelerators: Iterable[Mapping[str, Any]] = (),
+    models: Iterable[Mapping[str, Any]] = (),
+    quantization: Iterable[Mapping[str, Any]] = (),
+    gotcha_ids: Iterable[str] = (),
+) -> Catalogue:
+    return Catalogue(
+        accelerators={a.id: a for a in map(accelerator_from_json, accelerators)},
+        models={m.id: m for m in map(model_from_json, models)},
+        quantization={q.id: q for q in map(quantization_from_json, quantization)},
+        gotchas=frozenset(gotcha_ids),
+    )

@@ -1,0 +1,91 @@
+"""One benchmark record in, one result out: resolution, arithmetic, traps and verdict."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from roofbot.core import roofline
+from roofbot.core.catalogue import Catalogue
+from roofbot.core.config import Config
+from roofbot.core.extract import text_fields
+from roofbot.core.resolve import TOKEN_RATE_METRICS, Inputs, resolve, unit_is_token_rate
+from roofbot.core.results import Message, RecordResult, Verdict
+from roofbot.core.traps import BY_ID, NOT_A_TOKEN_RATE, Sibling, TrapContext, detect
+from roofbot.core.verdict import decide, lacks
+
+SiblingLookup = Callable[[str], Mapping[str, Any] | None]
+
+
+def _str(v: Any) -> str | None:
+    return v if isinstance(v, str) else None
+
+
+def _value(record: Mapping[str, Any]) -> float | None:
+    v = record.get("value")
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        return None
+    f = float(v)
+    return f if math.isfinite(f) and f >= 0 else None
+
+
+def is_token_rate(record: Mapping[str, Any]) -> bool:
+    return record.get("type") == "benchmark" and record.get("metric") in TOKEN_RATE_METRICS
+
+
+def error_result(rid: str, path: str, message: str, status: str | None = None) -> RecordResult:
+    return RecordResult(rid, path, Verdict.ERROR, status=status, messages=(Message("error", message),))
+
+
+def sibling_of(record: Mapping[str, Any], catalogue: Catalogue, config: Config) -> Sibling | None:
+    value = _value(record)
+    if value is None or not is_token_rate(record) or not unit_is_token_rate(str(record.get("unit", ""))):
+        return None
+    inp = resolve(record, catalogue, config.pins.get(str(record.get("id")), {}))
+    return Sibling(str(record["id"]), inp.rate.value, inp.batch.value if inp.batch else None, value)
+
+
+def check_record(
+    record: Mapping[str, Any],
+    path: str,
+    catalogue: Catalogue,
+    config: Config,
+    lookup: SiblingLookup = lambda _id: None,
+) -> RecordResult:
+    """Check one parsed, schema-valid record. `lookup` finds a record by id, for the traps
+    that compare a record with the sibling it names."""
+    rid, status = str(record.get("id")), _str(record.get("status"))
+    metric, unit = _str(record.get("metric")), _str(record.get("unit")) or ""
+    base: dict[str, Any] = {"status": status, "metric": metric, "unit": unit}
+    if not is_token_rate(record):
+        return RecordResult(rid, path, Verdict.SKIPPED, **base, value=_value(record),
+                            messages=(Message("info", f"metric {metric!r} is not a token rate"),))
+    value = _value(record)
+    if value is None:
+        return RecordResult(rid, path, Verdict.ERROR, **base, messages=(Message(
+            "error", f"value {record.get('value')!r} is not a finite, non-negative number", "value"),))
+    if not unit_is_token_rate(unit):
+        return RecordResult(
+            rid, path, Verdict.SKIPPED, **base, value=value, traps=(NOT_A_TOKEN_RATE.id,),
+            trap_notes=((NOT_A_TOKEN_RATE.id, NOT_A_TOKEN_RATE.explain(None)),),  # type: ignore[arg-type]
+            messages=(Message("warning", f"metric {metric} but unit {unit[:80]!r} is not a token "
+                              "rate: reported, not checked", "unit"),),
+        )  # fmt: skip
+    pins = config.pins.get(rid, {})
+    inp: Inputs = resolve(record, catalogue, pins)
+    checks = roofline.checks(inp, value)
+    siblings = []
+    for sid in inp.siblings[:8]:
+        other = lookup(sid)
+        if other is not None and (s := sibling_of(other, catalogue, config)) is not None:
+            siblings.append(s)
+    ctx = TrapContext(inp, checks, value, text_fields(record), tuple(siblings))
+    traps = detect(ctx)
+    notes = tuple((t, BY_ID[t].explain(ctx)) for t in traps)
+    verdict, why = decide(inp, checks, traps)
+    return RecordResult(
+        rid, path, verdict, **base, value=value, inputs=inp.items(), checks=checks, traps=traps,
+        trap_notes=notes, messages=(*why, *inp.messages), lacks=lacks(inp) if verdict is Verdict.UNCHECKED else (),
+        pinned=bool(pins),
+    )  # fmt: skip

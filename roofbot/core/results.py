@@ -1,0 +1,148 @@
+"""Results as data: verdicts, roof checks, per-record results, the calibration outcome and
+the whole report. Nothing here formats or prints."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+from roofbot.core.provenance import Input
+
+
+class Verdict(Enum):
+    ERROR = "error"
+    VIOLATION = "violation"
+    SUSPECT = "suspect"
+    UNCHECKED = "unchecked"
+    PASS = "pass"
+    SKIPPED = "skipped"
+
+    @property
+    def rank(self) -> int:
+        """Severity order, worst first (for sorting reports)."""
+        return list(Verdict).index(self)
+
+
+class CheckId(Enum):
+    MEMORY = "memory-roof"
+    BATCHED = "batched-memory-roof"
+    COMPUTE = "compute-roof"
+
+
+class RateKind(Enum):
+    PER_SEQUENCE = "per-sequence"
+    AGGREGATE = "aggregate"
+    PREFILL = "prefill"
+
+
+@dataclass(frozen=True)
+class RoofCheck:
+    """One ceiling computed for one record."""
+
+    check: CheckId
+    applies: bool
+    ceiling: float
+    value: float
+    formula: str  # the arithmetic with the numbers substituted
+    why: str | None = None  # why it does not apply, when it does not
+    assumed: tuple[str, ...] = ()  # assumed inputs this ceiling rests on
+    alternatives: tuple[tuple[str, float], ...] = ()  # (label, ceiling) under other readings
+
+    @property
+    def percent(self) -> float:
+        return 100.0 * self.value / self.ceiling
+
+
+@dataclass(frozen=True)
+class Message:
+    level: str  # "error", "warning", "info"
+    text: str
+    field: str | None = None  # the record field it is about, for a line number
+
+
+@dataclass(frozen=True)
+class RecordResult:
+    id: str
+    path: str
+    verdict: Verdict
+    status: str | None = None
+    metric: str | None = None
+    value: float | None = None
+    unit: str | None = None
+    inputs: tuple[tuple[str, Input[object]], ...] = ()
+    checks: tuple[RoofCheck, ...] = ()
+    traps: tuple[str, ...] = ()
+    trap_notes: tuple[tuple[str, str], ...] = ()  # (trap id, why it applies to this record)
+    messages: tuple[Message, ...] = ()
+    lacks: tuple[str, ...] = ()  # for `unchecked`: the inputs no roof could be computed without
+    pinned: bool = False
+
+    @property
+    def deprecated(self) -> bool:
+        return self.status == "deprecated"
+
+    @property
+    def token_rate(self) -> bool:
+        """Counted in coverage: a token-rate metric with a token-rate unit, readable."""
+        return self.verdict not in (Verdict.SKIPPED, Verdict.ERROR)
+
+    @property
+    def checked(self) -> bool:
+        return any(c.applies for c in self.checks)
+
+    def binding(self) -> RoofCheck | None:
+        """The applied check with the highest percent: the ceiling that binds."""
+        applied = [c for c in self.checks if c.applies]
+        return max(applied, key=lambda c: c.percent) if applied else None
+
+
+@dataclass(frozen=True)
+class CalibrationEntry:
+    id: str
+    check: str
+    expected_percent: float
+    percent: float | None
+    ok: bool
+    why: str | None = None  # on a miss: what in the instrument could have moved it
+
+
+@dataclass(frozen=True)
+class Calibration:
+    ran: bool
+    tolerance_pp: float
+    entries: tuple[CalibrationEntry, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return all(e.ok for e in self.entries)
+
+
+@dataclass(frozen=True)
+class Report:
+    records: tuple[RecordResult, ...]
+    calibration: Calibration
+    fail_on: frozenset[Verdict] = frozenset({Verdict.VIOLATION, Verdict.ERROR})
+    deprecated_fail: bool = False
+    messages: tuple[Message, ...] = field(default=())
+
+    def failing(self) -> tuple[RecordResult, ...]:
+        return tuple(
+            r
+            for r in self.records
+            if r.verdict in self.fail_on and (self.deprecated_fail or not r.deprecated)
+        )
+
+    @property
+    def ok(self) -> bool:
+        return not self.failing() and self.calibration.ok
+
+    @property
+    def token_rate_records(self) -> int:
+        return sum(1 for r in self.records if r.token_rate)
+
+    @property
+    def checked(self) -> int:
+        return sum(1 for r in self.records if r.token_rate and r.checked)
+
+    def count(self, verdict: Verdict) -> int:
+        return sum(1 for r in self.records if r.verdict is verdict)

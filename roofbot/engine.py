@@ -1,0 +1,80 @@
+"""Wiring the pure core to a repository: read each record (every failure an `error`
+result), check it, calibrate the instrument, and return the report. No printing."""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Callable, Iterable
+
+from roofbot.adapters.jsonfile import RecordFileError
+from roofbot.adapters.repo import Repository
+from roofbot.adapters.tree import TreeError, safe_relpath
+from roofbot.core.calibration import calibrate
+from roofbot.core.catalogue import Catalogue
+from roofbot.core.check import check_record, error_result
+from roofbot.core.results import Calibration, RecordResult, Report
+
+Progress = Callable[[int, int], None]
+
+
+def stem(path: str) -> str:
+    return posixpath.splitext(posixpath.basename(path))[0]
+
+
+def check_path(repo: Repository, catalogue: Catalogue, path: str) -> RecordResult:
+    try:
+        path = safe_relpath(path)
+        parsed = repo.read(path)
+    except (RecordFileError, TreeError) as e:
+        return error_result(stem(path), path, str(e))
+    status = parsed.data.get("status")
+    status = status if isinstance(status, str) else None
+    problem = repo.validate(path, parsed)
+    if problem:
+        rid = parsed.data.get("id")
+        return error_result(rid if isinstance(rid, str) and rid == stem(path) else stem(path), path,
+                            problem, status)
+    try:
+        return check_record(parsed.data, path, catalogue, repo.config, repo.find_by_id)
+    except (ValueError, TypeError, ArithmeticError, RecursionError) as e:  # a bug, never a crash
+        return error_result(stem(path), path, f"roofbot could not check this record: {e!r}", status)
+
+
+def run_check(
+    repo: Repository,
+    paths: Iterable[str] | None = None,
+    calibration: bool = True,
+    progress: Progress | None = None,
+) -> Report:
+    catalogue = repo.catalogue()
+    todo = list(paths) if paths is not None else repo.record_paths()
+    results: list[RecordResult] = []
+    for i, p in enumerate(todo):
+        results.append(check_path(repo, catalogue, p))
+        if progress:
+            progress(i + 1, len(todo))
+    cal = Calibration(False, repo.config.tolerance_pp)
+    if calibration and repo.config.calibration:
+        by_id = {r.id: r for r in results}
+        for spec in repo.config.calibration:
+            if spec.id not in by_id:
+                data = repo.find_by_id(spec.id)
+                if data is not None:
+                    path = _path_for(repo, spec.id)
+                    by_id[spec.id] = check_record(data, path, catalogue, repo.config, repo.find_by_id)
+        cal = calibrate(repo.config, by_id)
+    return Report(
+        records=tuple(results),
+        calibration=cal,
+        fail_on=repo.config.fail_on,
+        deprecated_fail=repo.config.deprecated_fail,
+        messages=tuple(repo.messages),
+    )
+
+
+def _path_for(repo: Repository, rid: str) -> str:
+    for pattern in repo.config.records:
+        candidate = posixpath.join(posixpath.dirname(pattern), posixpath.basename(pattern).replace("*", rid, 1))
+        if repo.tree.exists(candidate):
+            return candidate
+    return rid

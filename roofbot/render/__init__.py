@@ -1,0 +1,1 @@
+"""Rendering results for people and machines: JSON (the contract), text, Markdown (Jinja)."""
