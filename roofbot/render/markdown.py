@@ -1,0 +1,435 @@
+"""The pull-request comment and job summary: a Report rendered to GitHub Markdown through a
+Jinja2 template (templates/comment.md.j2, or a repository's own).
+
+Every string that can come from a record, a file name or `.roofbot.yml` is escaped before it
+reaches the page: the template applies `md` (inline Markdown), `html` (inside HTML tags) or
+`url`, and an environment-wide `finalize` escapes anything the template forgot to. The
+template runs in Jinja's sandbox; record text is only ever data, never template source.
+The rendered text is kept under `max_chars` by dropping detail, never by cutting mid-table."""
+
+from __future__ import annotations
+
+import html
+import math
+import re
+import urllib.parse
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import jinja2.sandbox
+import markupsafe
+
+from roofbot.changes import Changes
+from roofbot.core.provenance import Input
+from roofbot.core.results import Calibration, RecordResult, Report, RoofCheck, Verdict
+
+MARKER = "<!-- roofbot:roofcheck -->"
+DEFAULT_TEMPLATE = "comment.md.j2"
+DEFAULT_TITLE = "roofcheck"
+GITHUB_COMMENT_LIMIT = 65536
+CHART_MAX = 30
+MAX_FIELD_CHARS = 600  # one escaped string in a cell; the JSON report has the rest
+
+EMOJI = {
+    Verdict.ERROR: "❗",
+    Verdict.VIOLATION: "🟥",
+    Verdict.SUSPECT: "🟨",
+    Verdict.UNCHECKED: "⬜",
+    Verdict.PASS: "✅",
+    Verdict.SKIPPED: "➖",
+}
+
+
+# ------------------------------------------------------------------------------ escaping
+
+
+class Safe(str):
+    """Text that is already escaped for the Markdown page."""
+
+    __slots__ = ()
+
+
+_INVISIBLE = re.compile("[\u0000-\u0008\u000b-\u001f\u007f\u202a-\u202e\u2066-\u2069\ufeff]")
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~$])")
+_MENTION = re.compile(r"@(?=[A-Za-z0-9])")
+_REF = re.compile(r"(?<![A-Za-z0-9])(#|GH-)(?=\d)", re.IGNORECASE)
+_ZWSP = "\u200b"
+
+
+def _plain(value: object, limit: int) -> str:
+    text = "" if value is None else str(value)
+    text = _INVISIBLE.sub("", text)
+    text = re.sub(r"\s+", " ", text)  # collapse newlines and runs of blanks
+    text = text.replace("<!--", "< !--").replace("-->", "-- >")
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return text
+
+
+def _neutralise(text: str) -> str:
+    text = _MENTION.sub("@" + _ZWSP, text)
+    return _REF.sub(lambda m: m.group(1) + _ZWSP, text)
+
+
+def md(value: object, limit: int = MAX_FIELD_CHARS) -> Safe:
+    """Escape text for inline GitHub Markdown, table cells included: one line, no live markup,
+    no HTML, no @mention, no #123 reference, no `<!--` that could forge the hidden marker."""
+    if isinstance(value, Safe):
+        return value
+    text = html.escape(_plain(value, limit), quote=False)
+    text = _MD_SPECIAL.sub(r"\\\1", text)
+    return Safe(_neutralise(text))
+
+
+def html_text(value: object, limit: int = MAX_FIELD_CHARS) -> Safe:
+    """Escape text inside raw HTML (e.g. `<summary>`), where Markdown backslashes would show."""
+    if isinstance(value, Safe):
+        return value
+    text = html.escape(_plain(value, limit), quote=True).replace("|", "&#124;")
+    text = text.replace("`", "&#96;").replace("*", "&#42;").replace("_", "&#95;")
+    return Safe(_neutralise(text))
+
+
+def url(path: object) -> Safe:
+    """A relative link target: percent-encoded, never a scheme (`javascript:`) or a `..`."""
+    text = _plain(path, 2000)
+    parts = [p for p in text.split("/") if p not in ("", ".", "..")]
+    return Safe(urllib.parse.quote("/".join(parts), safe="/-._~"))
+
+
+def href(value: object) -> Safe:
+    """An absolute http(s) link we built (job summary); anything else becomes no link."""
+    text = _plain(value, 2000)
+    if not re.fullmatch(
+        r"https?://[A-Za-z0-9.\-:]+(/[A-Za-z0-9._~/\-]*)?(#[A-Za-z0-9._\-]*)?", text
+    ):
+        return Safe("#")
+    return Safe(text)
+
+
+def chart_label(value: object, limit: int = 24) -> Safe:
+    """A Mermaid x-axis label: letters, digits, dot, dash only (no quote can close it)."""
+    text = re.sub(r"[^A-Za-z0-9.\-]+", "-", _plain(value, 200)).strip("-") or "record"
+    return Safe(text if len(text) <= limit else text[: limit - 1] + "~")
+
+
+def num(value: object, places: int = 2) -> Safe:
+    """A number for display: thousands separators, trailing zeros trimmed."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return md(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return Safe("n/a")
+    if isinstance(value, int):
+        return Safe(f"{value:,}")
+    text = f"{value:,.{places}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return Safe(text)
+
+
+def pct(value: object) -> Safe:
+    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+        return Safe(f"{value:,.1f}%")
+    return Safe("–")
+
+
+def _finalize(value: object) -> object:
+    """Applied to every `{{ }}` output: whatever the template did not escape is escaped here."""
+    if value is None:
+        return ""
+    if isinstance(value, Safe | markupsafe.Markup | int | float) and not isinstance(value, bool):
+        return value  # Markup: a macro's output, marked `| safe` in the template
+    return md(value)
+
+
+# ------------------------------------------------------------------------------ view model
+
+
+@dataclass(frozen=True)
+class Options:
+    """What a rendering level keeps."""
+
+    details: str = "all"  # "all", "failing" (no details for pass/skipped), "none"
+    max_rows: int | None = None  # table rows per section; None: all
+
+
+def _input_view(name: str, i: Input[Any]) -> dict[str, Any]:
+    v = i.value
+    if hasattr(v, "value") and not isinstance(v, int | float | str):
+        v = v.value
+    shown = num(v, 4) if isinstance(v, int | float) and not isinstance(v, bool) else md(v)
+    return {"name": name, "value": shown, "from": i.source, "basis": i.basis.value}
+
+
+def _check_view(c: RoofCheck) -> dict[str, Any]:
+    return {
+        "check": c.check.value,
+        "applies": c.applies,
+        "ceiling": c.ceiling,
+        "percent": c.percent if c.ceiling else None,
+        "formula": c.formula,
+        "why": c.why,
+        "assumed": list(c.assumed),
+        "alternatives": [
+            {"reading": label, "ceiling": x, "percent": 100 * c.value / x if x else None}
+            for label, x in c.alternatives
+        ],
+    }
+
+
+def _link(path: str | None, head_sha: str | None) -> str | None:
+    if not path:
+        return None
+    if head_sha and re.fullmatch(r"[0-9a-f]{7,64}", head_sha):
+        return Safe(f"../blob/{head_sha}/{url(path)}")
+    return url(path)
+
+
+def _record_view(
+    r: RecordResult, links: Mapping[str, str | None], head_sha: str | None, keep: bool
+) -> dict[str, Any]:
+    binding = r.binding()
+    notes = dict(r.trap_notes)
+    return {
+        "id": r.id,
+        "path": r.path,
+        "verdict": r.verdict.value,
+        "emoji": EMOJI[r.verdict],
+        "status": r.status,
+        "metric": r.metric,
+        "value": r.value,
+        "unit": r.unit,
+        "binding": binding.check.value if binding else None,
+        "percent": binding.percent if binding else None,
+        "pinned": r.pinned,
+        "details": keep,
+        "checks": [_check_view(c) for c in r.checks],
+        "inputs": [_input_view(n, i) for n, i in r.inputs],
+        "traps": [
+            {"id": t, "why": notes.get(t), "link": _link(links.get(t), head_sha)} for t in r.traps
+        ],
+        "messages": [{"level": m.level, "text": m.text} for m in r.messages],
+        "lacks": list(r.lacks),
+    }
+
+
+def _order(records: Iterable[RecordResult]) -> list[RecordResult]:
+    return sorted(records, key=lambda r: (r.verdict.rank, r.id))
+
+
+def _keeps_details(r: RecordResult, opts: Options) -> bool:
+    if opts.details == "none":
+        return False
+    if opts.details == "failing":
+        return r.verdict not in (Verdict.PASS, Verdict.SKIPPED)
+    return True
+
+
+def _section(
+    records: list[RecordResult], links: Mapping[str, str | None], sha: str | None, opts: Options
+) -> dict[str, Any]:
+    shown = records if opts.max_rows is None else records[: opts.max_rows]
+    return {
+        "rows": [_record_view(r, links, sha, _keeps_details(r, opts)) for r in shown],
+        "hidden": len(records) - len(shown),
+        "total": len(records),
+    }
+
+
+def _chart(records: list[RecordResult]) -> dict[str, Any] | None:
+    points = [(r.id, b.percent) for r in records if (b := r.binding()) and math.isfinite(b.percent)]
+    if not points:
+        return None
+    shown = points[:CHART_MAX]
+    top = max(100.0, *(p for _, p in shown))
+    return {
+        "labels": [chart_label(i) for i, _ in shown],
+        "bars": [Safe(f"{p:.1f}") for _, p in shown],
+        "limit": [Safe("100") for _ in shown],
+        "ymax": Safe(f"{math.ceil(top / 10) * 10}"),
+        "omitted": len(points) - len(shown),
+    }
+
+
+def _calibration_view(c: Calibration) -> dict[str, Any]:
+    return {
+        "ran": c.ran,
+        "ok": c.ok,
+        "tolerance_pp": c.tolerance_pp,
+        "entries": [
+            {
+                "id": e.id,
+                "check": e.check,
+                "expected": e.expected_percent,
+                "percent": e.percent,
+                "ok": e.ok,
+                "why": e.why,
+            }
+            for e in c.entries
+        ],
+    }
+
+
+def _changes_view(changes: Changes | None) -> dict[str, Any] | None:
+    if changes is None:
+        return None
+    return {
+        "source": changes.source,
+        "files": [
+            {"status": f.status, "path": f.path, "old_path": f.old_path, "symlink": f.symlink}
+            for f in changes.files
+        ],
+        "dependents": list(changes.dependents),
+        "instrument": [
+            {"kind": c.kind, "key": c.key, "before": c.before, "after": c.after}
+            for c in changes.instrument
+        ],
+    }
+
+
+def build_context(
+    report: Report,
+    links: Mapping[str, str | None],
+    *,
+    title: str,
+    summary_url: str | None,
+    changes: Changes | None,
+    head_sha: str | None,
+    opts: Options,
+    omitted: list[str],
+) -> dict[str, Any]:
+    current = _order(r for r in report.records if not r.deprecated)
+    deprecated = _order(r for r in report.records if r.deprecated)
+    counts = [
+        {"verdict": v.value, "emoji": EMOJI[v], "count": report.count(v)}
+        for v in Verdict
+        if report.count(v)
+    ]
+    failing = {r.id for r in report.failing()}
+    return {
+        "marker": Safe(MARKER),
+        "title": title,
+        "ok": report.ok,
+        "counts": counts,
+        "total": len(report.records),
+        "failing": len(failing),
+        "fail_on": sorted(v.value for v in report.fail_on),
+        "deprecated_fail": report.deprecated_fail,
+        "coverage": {"token_rate": report.token_rate_records, "checked": report.checked},
+        "records": _section(current, links, head_sha, opts),
+        "deprecated": _section(deprecated, links, head_sha, opts),
+        "chart": _chart(current),
+        "calibration": _calibration_view(report.calibration),
+        "messages": [m.text for m in report.messages],
+        "changes": _changes_view(changes),
+        "summary_url": summary_url,
+        "omitted": omitted,
+    }
+
+
+# ------------------------------------------------------------------------------ templates
+
+
+def template_dirs() -> list[Path]:
+    """Where the built-in templates are: inside the installed package (the wheel carries
+    templates/ as roofbot/templates), else the repository's top-level templates/ (editable)."""
+    dirs: list[Path] = []
+    packaged = resources.files("roofbot").joinpath("templates")
+    if packaged.is_dir():
+        dirs.append(Path(str(packaged)))
+    checkout = Path(__file__).resolve().parents[2] / "templates"
+    if checkout.is_dir():
+        dirs.append(checkout)
+    return dirs
+
+
+def environment(extra_dir: Path | None = None) -> jinja2.Environment:
+    search = ([extra_dir] if extra_dir else []) + template_dirs()
+    env = jinja2.sandbox.SandboxedEnvironment(
+        loader=jinja2.FileSystemLoader([str(d) for d in search]),
+        autoescape=False,
+        undefined=jinja2.StrictUndefined,
+        finalize=_finalize,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    filters: dict[str, Callable[..., Any]] = {
+        "md": md,
+        "html": html_text,
+        "url": url,
+        "href": href,
+        "num": num,
+        "pct": pct,
+        "label": chart_label,
+    }
+    env.filters.update(filters)
+    return env
+
+
+def load_template(template: str | Path | None = None) -> jinja2.Template:
+    """The built-in comment template, or a repository's own (a path to a `.j2` file)."""
+    if template is None:
+        return environment().get_template(DEFAULT_TEMPLATE)
+    path = Path(template)
+    if not path.is_file():
+        raise FileNotFoundError(f"template {template} not found")
+    return environment(path.resolve().parent).get_template(path.name)
+
+
+# ------------------------------------------------------------------------------ rendering
+
+LEVELS: tuple[tuple[Options, list[str]], ...] = (
+    (Options("all"), []),
+    (Options("failing"), ["the arithmetic of passing and skipped records"]),
+    (Options("none"), ["the arithmetic of every record"]),
+)
+
+
+def render_report(
+    report: Report,
+    links: Mapping[str, str | None],
+    *,
+    title: str = DEFAULT_TITLE,
+    max_chars: int = 60000,
+    summary_url: str | None = None,
+    changes: Changes | None = None,
+    head_sha: str | None = None,
+    template: str | Path | None = None,
+) -> str:
+    """The comment: the full report if it fits in `max_chars`, else with less detail, saying
+    what was left out and pointing at the job summary (`summary_url`)."""
+    tpl = load_template(template)
+
+    def render(opts: Options, omitted: list[str]) -> str:
+        ctx = build_context(
+            report,
+            links,
+            title=title,
+            summary_url=summary_url,
+            changes=changes,
+            head_sha=head_sha,
+            opts=opts,
+            omitted=omitted,
+        )
+        text = tpl.render(ctx)
+        return text if text.startswith(MARKER) else f"{MARKER}\n{text}"
+
+    text = ""
+    for opts, omitted in LEVELS:
+        text = render(opts, omitted)
+        if len(text) <= max_chars:
+            return text
+    # still too long: fewer table rows, halving until it fits
+    rows = max(len(report.records), 1)
+    while rows > 1:
+        rows //= 2
+        omitted = ["the arithmetic of every record", f"table rows past the first {rows}"]
+        text = render(Options("none", rows), omitted)
+        if len(text) <= max_chars:
+            return text
+    return text[: max_chars - 1] + "…" if len(text) > max_chars else text
