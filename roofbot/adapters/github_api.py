@@ -1,0 +1,817 @@
+"""The GitHub REST API, as roofbot needs it: one sticky comment, one commit status, a few reads.
+
+A thin adapter over PyGithub. Callers get plain frozen dataclasses and one exception hierarchy
+(:class:`GitHubError`), never PyGithub objects or exceptions, so the engine stays testable
+without a network and PyGithub stays replaceable.
+
+Design notes:
+
+* PyGithub is imported lazily, the first time the client is used: ``roofbot check`` (offline)
+  never imports ``github``, ``requests`` or ``urllib3``.
+* Every operation costs a known number of HTTP requests, and tests count them against a real
+  loopback server. The client is built with ``lazy=True``, so ``get_repo``/``get_pull``/
+  ``get_issue``/``get_commit`` only build URLs; a request happens when data is needed.
+  ``upsert_sticky_comment`` costs 2 requests when the comments fit in one page (list + create or
+  patch; 1 when the body is unchanged), ``set_status`` 1, ``get_pull`` 1, ``list_pull_files``
+  ceil(n / 100).
+* Retries live in the transport (urllib3 ``Retry``), never in callers: idempotent methods (GET,
+  HEAD, PATCH, PUT, DELETE) are retried on 500/502/503/504 and on a read timeout. POST is never
+  retried: a POST that got a 5xx or timed out may well have created the comment or the status.
+* The token is only ever placed in the Authorization header. Exception messages are built by this
+  module from the status and GitHub's message, and scrubbed of the token and of anything shaped
+  like a GitHub token; the PyGithub exception is not chained (``from None``).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import functools
+import html
+import json
+import logging
+import re
+import urllib.parse
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any, Final, Literal, get_args
+
+if TYPE_CHECKING:
+    from types import TracebackType
+    from typing import Self
+
+    import requests
+    from github import Github
+    from github.IssueComment import IssueComment
+    from github.Repository import Repository
+    from urllib3.connectionpool import ConnectionPool
+    from urllib3.response import BaseHTTPResponse
+    from urllib3.util.retry import Retry
+
+__all__ = [
+    "DEFAULT_API_URL",
+    "MAX_COMMENT_CHARS",
+    "MAX_PULL_FILES",
+    "MAX_STATUS_DESCRIPTION",
+    "Comment",
+    "GitHubClient",
+    "GitHubConfigError",
+    "GitHubError",
+    "GitHubFileTooLarge",
+    "GitHubForbidden",
+    "GitHubNotFound",
+    "GitHubRateLimited",
+    "GitHubSettings",
+    "GitHubTooLong",
+    "GitHubUnavailable",
+    "GitHubValidationFailed",
+    "PermissionLevel",
+    "PullFile",
+    "PullInfo",
+    "ReactionContent",
+    "Status",
+    "StatusState",
+]
+
+log = logging.getLogger(__name__)
+
+DEFAULT_API_URL: Final = "https://api.github.com"
+USER_AGENT: Final = "roofbot"
+API_VERSION: Final = "2022-11-28"
+#: GitHub rejects issue comments longer than this (422 "Body is too long").
+MAX_COMMENT_CHARS: Final = 65536
+#: GitHub rejects commit-status descriptions longer than this.
+MAX_STATUS_DESCRIPTION: Final = 140
+#: ``GET /pulls/{n}/files`` stops at 3000 files, whatever the pull request holds.
+MAX_PULL_FILES: Final = 3000
+DEFAULT_MAX_BLOB_BYTES: Final = 5 * 1024 * 1024
+PAGE_SIZE: Final = 100  # the maximum GitHub accepts; the default (30) triples the calls
+#: Seconds kept between two writes. PyGithub's defaults (0.25 s before *every* request and 1 s
+#: between writes) are meant to keep bulk scripts under GitHub's secondary rate limits; roofbot
+#: makes about five calls per run, so they would only add ~1.5 s of sleep to every job.
+WRITE_SPACING: Final = 0.1
+#: A Retry-After longer than this is not slept through in a CI job: the 429/403/503 is returned
+#: and surfaces as :class:`GitHubRateLimited` (or :class:`GitHubUnavailable`) with the wait.
+MAX_RETRY_AFTER: Final = 10.0
+_RETRY_STATUSES: Final = (500, 502, 503, 504)
+_IDEMPOTENT: Final = frozenset({"GET", "HEAD", "PATCH", "PUT", "DELETE"})
+_RAW: Final = "application/vnd.github.raw+json"
+
+StatusState = Literal["error", "failure", "pending", "success"]
+ReactionContent = Literal["+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes"]
+PermissionLevel = Literal["admin", "maintain", "write", "triage", "read", "none"]
+
+_PERMISSION_RANK: Final[dict[str, int]] = {
+    "none": 0,
+    "read": 1,
+    "pull": 1,  # legacy spelling
+    "triage": 2,
+    "write": 3,
+    "push": 3,  # legacy spelling
+    "maintain": 4,
+    "admin": 5,
+}
+_LEVELS: Final[tuple[PermissionLevel, ...]] = (
+    "none",
+    "read",
+    "triage",
+    "write",
+    "maintain",
+    "admin",
+)
+_SHA = re.compile(r"[0-9a-fA-F]{7,64}")
+_REPOSITORY = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}")
+_TOKEN_LIKE = re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,})")
+
+
+# ---------------------------------------------------------------------------------- errors
+
+
+class GitHubError(Exception):
+    """Any failure talking to GitHub. ``str(exc)`` never contains the token."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        operation: str | None = None,
+        documentation_url: str | None = None,
+        request_id: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+        self.operation = operation
+        self.documentation_url = documentation_url
+        self.request_id = request_id
+
+
+class GitHubConfigError(GitHubError):
+    """Settings are missing or malformed (no token, bad GITHUB_REPOSITORY, ...)."""
+
+
+class GitHubNotFound(GitHubError):
+    """404 (or 410): no such repository, pull request, comment, file, blob or user."""
+
+
+class GitHubForbidden(GitHubError):
+    """401/403 that is not a rate limit, e.g. the read-only token of a pull request from a fork
+    ("Resource not accessible by integration") or an expired token."""
+
+
+class GitHubValidationFailed(GitHubError):
+    """422: GitHub refused the content of the request."""
+
+
+class GitHubTooLong(GitHubValidationFailed):
+    """422 because a body is too long (comments: at most :data:`MAX_COMMENT_CHARS`)."""
+
+
+class GitHubRateLimited(GitHubError):
+    """Primary (403/429 with ``x-ratelimit-remaining: 0``) or secondary (``retry-after``) rate
+    limit. ``reset_at`` is when to try again, if GitHub said."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        reset_at: datetime | None = None,
+        retry_after: float | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(message, **kwargs)
+        self.reset_at = reset_at
+        self.retry_after = retry_after
+
+
+class GitHubUnavailable(GitHubError):
+    """5xx after the retries, a timeout, a connection failure, or a malformed answer."""
+
+
+class GitHubFileTooLarge(GitHubError):
+    """A file or blob is bigger than ``GitHubSettings.max_blob_bytes``; it was not downloaded."""
+
+    def __init__(self, message: str, *, size: int | None, limit: int, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.size = size
+        self.limit = limit
+
+
+# ------------------------------------------------------------------------------ data types
+
+
+@dataclass(frozen=True, slots=True)
+class Comment:
+    id: int
+    body: str
+    author_login: str
+    author_type: str  # "Bot", "User" or "Organization"
+    html_url: str
+    created_at: datetime | None
+    updated_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class PullInfo:
+    number: int
+    state: str  # "open" or "closed"
+    draft: bool
+    merged: bool
+    title: str
+    author_login: str
+    head_sha: str
+    head_ref: str
+    head_repo_full_name: str | None  # None when the fork was deleted
+    base_sha: str
+    base_ref: str
+    base_repo_full_name: str
+    is_fork: bool  # head lives in another repository: the run's token is read-only
+    html_url: str
+
+
+@dataclass(frozen=True, slots=True)
+class PullFile:
+    filename: str
+    status: str  # added, removed, modified, renamed, copied, changed, unchanged
+    previous_filename: str | None
+    sha: str | None  # blob SHA of the new version (None for some removed files)
+    additions: int
+    deletions: int
+
+
+@dataclass(frozen=True, slots=True)
+class Status:
+    id: int
+    state: str
+    context: str
+    description: str | None
+    target_url: str | None
+
+
+# -------------------------------------------------------------------------------- settings
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GitHubSettings:
+    """Where and how to reach GitHub. ``repr`` never shows the token."""
+
+    token: str = field(repr=False)
+    repository: str  # "owner/name"
+    api_url: str = DEFAULT_API_URL
+    timeout: int = 10  # seconds, per connect and per read
+    retries: int = 3  # transport retries of idempotent requests
+    backoff_factor: float = 0.5  # sleeps 0, 2·f, 4·f, ... between retries
+    max_blob_bytes: int = DEFAULT_MAX_BLOB_BYTES
+    bot_login: str | None = None  # author of the sticky comment; None: any Bot account
+
+    def __post_init__(self) -> None:
+        if not self.token.strip():
+            raise GitHubConfigError("the GitHub token is empty")
+        if not _REPOSITORY.fullmatch(self.repository):
+            raise GitHubConfigError(f"repository must be 'owner/name', got {self.repository!r}")
+        if not self.api_url.startswith(("https://", "http://")):
+            raise GitHubConfigError(f"api_url must be an http(s) URL, got {self.api_url!r}")
+        if self.timeout <= 0 or self.retries < 0 or self.max_blob_bytes <= 0:
+            raise GitHubConfigError("timeout and max_blob_bytes must be > 0, retries >= 0")
+        object.__setattr__(self, "api_url", self.api_url.rstrip("/"))
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> GitHubSettings:
+        """From the Actions environment: GITHUB_API_URL, GITHUB_REPOSITORY, and the token from
+        the action input ``github-token`` (exposed as ``INPUT_GITHUB-TOKEN``; the hyphen is
+        kept) or else GITHUB_TOKEN."""
+        token = _first(env, "INPUT_GITHUB-TOKEN", "INPUT_GITHUB_TOKEN", "GITHUB_TOKEN")
+        if token is None:
+            raise GitHubConfigError(
+                "no GitHub token: set the action input 'github-token' or GITHUB_TOKEN"
+            )
+        repository = _first(env, "GITHUB_REPOSITORY")
+        if repository is None:
+            raise GitHubConfigError("GITHUB_REPOSITORY is not set")
+        api_url = _first(env, "GITHUB_API_URL") or DEFAULT_API_URL
+        return cls(token=token, repository=repository, api_url=api_url)
+
+
+def _first(env: Mapping[str, str], *names: str) -> str | None:
+    for name in names:
+        value = env.get(name, "").strip()
+        if value:
+            return value
+    return None
+
+
+# ---------------------------------------------------------------------------------- client
+
+
+class GitHubClient:
+    """roofbot's GitHub operations for one repository. Create once per run; ``close()`` (or use
+    as a context manager) releases the HTTP connections."""
+
+    def __init__(self, settings: GitHubSettings) -> None:
+        self._settings = settings
+        self._gh: Github | None = None
+        self._repo: Repository | None = None
+        self._session: requests.Session | None = None
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> GitHubClient:
+        return cls(GitHubSettings.from_env(env))
+
+    @property
+    def settings(self) -> GitHubSettings:
+        return self._settings
+
+    def close(self) -> None:
+        if self._gh is not None:
+            self._gh.close()
+        if self._session is not None:
+            self._session.close()
+        self._gh = self._repo = self._session = None
+
+    def __enter__(self) -> GitHubClient:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ comments
+
+    def find_sticky_comment(
+        self, pr_number: int, marker: str, bot_login: str | None = None
+    ) -> Comment | None:
+        """The oldest comment whose body starts with ``marker`` and whose author is the bot
+        (``bot_login``, else ``settings.bot_login``, else any account of type Bot). A human
+        quoting the marker does not count. Reads every page until found (100 per request)."""
+        found = self._find_sticky(pr_number, _check_marker(marker), bot_login)
+        return None if found is None else _to_comment(found)
+
+    def upsert_sticky_comment(self, pr_number: int, marker: str, body: str) -> Comment:
+        """Edit the sticky comment in place, or create it. ``body`` gets ``marker`` prepended
+        when it does not start with it. 2 requests when the comments fit in one page."""
+        marker = _check_marker(marker)
+        if not body.lstrip().startswith(marker):
+            body = f"{marker}\n{body}"
+        existing = self._find_sticky(pr_number, marker, None)
+        if existing is None:
+            with self._translate(f"create the comment on #{pr_number}"):
+                created = self._repository().get_issue(pr_number).create_comment(body)
+            log.debug("created sticky comment %s on #%s", created.id, pr_number)
+            return _to_comment(created)
+        if existing.body != body:
+            with self._translate(f"edit comment {existing.id}"):
+                existing.edit(body)
+            log.debug("edited sticky comment %s on #%s", existing.id, pr_number)
+        return _to_comment(existing)
+
+    def reply(self, issue_number: int, body: str) -> Comment:
+        """A new comment on an issue or pull request (1 request)."""
+        with self._translate(f"comment on #{issue_number}"):
+            created = self._repository().get_issue(issue_number).create_comment(body)
+        return _to_comment(created)
+
+    def react(self, comment_id: int, content: ReactionContent) -> None:
+        """Add a reaction to an issue comment (1 request; a repeated reaction is a no-op)."""
+        if content not in get_args(ReactionContent):
+            raise ValueError(f"unknown reaction {content!r}")
+        with self._translate(f"react to comment {comment_id}"):
+            # PyGithub's IssueComment.create_reaction needs the comment object (one more GET)
+            # and still sends the retired squirrel-girl preview media type.
+            self._github().requester.requestJsonAndCheck(
+                "POST",
+                f"{self._repository().url}/issues/comments/{int(comment_id)}/reactions",
+                input={"content": content},
+            )
+
+    def _find_sticky(
+        self, pr_number: int, marker: str, bot_login: str | None
+    ) -> IssueComment | None:
+        login = (bot_login or self._settings.bot_login or "").lower() or None
+        with self._translate(f"list the comments of #{pr_number}"):
+            for comment in self._repository().get_issue(pr_number).get_comments():
+                if not (comment.body or "").lstrip().startswith(marker):
+                    continue
+                user = comment.user
+                if user is None:
+                    continue
+                if login is not None and user.login.lower() == login:
+                    return comment
+                if login is None and user.type == "Bot":
+                    return comment
+        return None
+
+    # ------------------------------------------------------------------ statuses
+
+    def set_status(
+        self,
+        sha: str,
+        state: StatusState,
+        description: str,
+        context: str = "roofcheck",
+        target_url: str | None = None,
+    ) -> Status:
+        """Create a commit status (1 request). ``description`` is cut to 140 characters."""
+        if state not in get_args(StatusState):
+            raise ValueError(f"state must be one of {get_args(StatusState)}, got {state!r}")
+        _check_sha(sha)
+        params = {"description": _truncate(description, MAX_STATUS_DESCRIPTION), "context": context}
+        if target_url:
+            params["target_url"] = target_url
+        with self._translate(f"set status {context!r} on {sha[:12]}"):
+            # get_commit() is lazy and knows its SHA from its URL: no GET before the POST
+            created = self._repository().get_commit(sha).create_status(state, **params)
+            return Status(
+                id=created.id,
+                state=created.state,
+                context=created.context,
+                description=created.description,
+                target_url=created.target_url,
+            )
+
+    # ------------------------------------------------------------------ pull requests
+
+    def get_pull(self, number: int) -> PullInfo:
+        """The pull request (1 request)."""
+        with self._translate(f"get pull request #{number}"):
+            pull = self._repository().get_pull(number)
+            head, base = pull.head, pull.base  # the first attribute read completes: 1 GET
+            head_repo = head.repo.full_name if head.repo is not None else None
+            base_repo = base.repo.full_name
+            return PullInfo(
+                number=pull.number,
+                state=pull.state,
+                draft=bool(pull.draft),
+                merged=bool(pull.merged),
+                title=pull.title or "",
+                author_login=pull.user.login if pull.user is not None else "",
+                head_sha=head.sha,
+                head_ref=head.ref,
+                head_repo_full_name=head_repo,
+                base_sha=base.sha,
+                base_ref=base.ref,
+                base_repo_full_name=base_repo,
+                is_fork=head_repo is None or head_repo.lower() != base_repo.lower(),
+                html_url=pull.html_url,
+            )
+
+    def list_pull_files(self, number: int) -> list[PullFile]:
+        """Every file of the pull request, 100 per request. GitHub lists at most 3000."""
+        with self._translate(f"list the files of #{number}"):
+            files = [
+                PullFile(
+                    filename=f.filename,
+                    status=f.status,
+                    previous_filename=f.previous_filename or None,
+                    sha=f.sha or None,
+                    additions=f.additions,
+                    deletions=f.deletions,
+                )
+                for f in self._repository().get_pull(number).get_files()
+            ]
+        if len(files) >= MAX_PULL_FILES:
+            log.warning(
+                "pull request #%s lists %d files, GitHub's maximum: the list may be truncated",
+                number,
+                len(files),
+            )
+        return files
+
+    # ------------------------------------------------------------------ contents
+
+    def get_file_at(self, path: str, ref: str) -> bytes | None:
+        """The file's bytes at ``ref`` (branch, tag or SHA), or None when there is no file there
+        (missing path or ref, a directory, a symlink or a submodule). 1 request up to 1 MB,
+        2 above; bigger than ``max_blob_bytes``: :class:`GitHubFileTooLarge`, nothing read."""
+        clean = path.strip("/")
+        if not clean:
+            raise ValueError("path must name a file")
+        try:
+            with self._translate(f"get {clean!r} at {ref!r}"):
+                found = self._repository().get_contents(clean, ref=ref)
+                if isinstance(found, list) or found.type != "file":
+                    return None
+                size, encoding, content, sha = found.size, found.encoding, found.content, found.sha
+        except GitHubNotFound:
+            return None
+        limit = self._settings.max_blob_bytes
+        if size > limit:
+            raise GitHubFileTooLarge(
+                f"{clean!r} at {ref!r} is {size} bytes, over the {limit}-byte limit",
+                size=size,
+                limit=limit,
+            )
+        if encoding == "base64":
+            return _decode_base64(content or "", f"{clean!r} at {ref!r}")
+        # 1-100 MB files come without content ("encoding": "none"): read the blob instead
+        return self.get_blob(sha)
+
+    def get_blob(self, sha: str) -> bytes:
+        """A git blob's bytes, streamed raw (1 request) and abandoned as soon as it exceeds
+        ``max_blob_bytes`` (:class:`GitHubFileTooLarge`): a 50 MB blob is never loaded."""
+        _check_sha(sha)
+        url = f"{self._settings.api_url}/repos/{self._settings.repository}/git/blobs/{sha}"
+        return self._download(url, f"get blob {sha[:12]}")
+
+    def _download(self, url: str, operation: str) -> bytes:
+        # PyGithub reads whole bodies (and its stream helper forces Accept: octet-stream), so
+        # capped downloads use a requests session with the same token, timeout and retries.
+        limit = self._settings.max_blob_bytes
+        with (
+            self._translate(operation),
+            self._http().get(
+                url,
+                headers={"Accept": _RAW},
+                stream=True,
+                timeout=self._settings.timeout,
+                allow_redirects=False,
+            ) as response,
+        ):
+            if not 200 <= response.status_code < 300:
+                head = next(response.iter_content(64 * 1024), b"")
+                raise self._error(operation, response.status_code, response.headers, _parse(head))
+            declared = response.headers.get("Content-Length")
+            if declared is not None and declared.isdigit() and int(declared) > limit:
+                raise GitHubFileTooLarge(
+                    f"{operation}: {declared} bytes, over the {limit}-byte limit",
+                    size=int(declared),
+                    limit=limit,
+                    operation=operation,
+                )
+            chunks: list[bytes] = []
+            total = 0
+            for chunk in response.iter_content(256 * 1024):
+                total += len(chunk)
+                if total > limit:
+                    raise GitHubFileTooLarge(
+                        f"{operation}: more than {limit} bytes", size=None, limit=limit
+                    )
+                chunks.append(chunk)
+            return b"".join(chunks)
+
+    # ------------------------------------------------------------------ people
+
+    def permission(self, user: str) -> PermissionLevel:
+        """The user's permission on the repository: the strongest of the legacy ``permission``,
+        ``role_name`` and ``user.permissions`` (1 request). Unknown user: ``"none"``."""
+        quoted = urllib.parse.quote(user, safe="")
+        try:
+            with self._translate(f"get the permission of {user!r}"):
+                _, data = self._github().requester.requestJsonAndCheck(
+                    "GET", f"{self._repository().url}/collaborators/{quoted}/permission"
+                )
+        except GitHubNotFound:
+            return "none"
+        return _strongest_permission(data)
+
+    def authenticated_login(self) -> str | None:
+        """The token's own login (GET /user), or None where GitHub does not tell: the Actions
+        GITHUB_TOKEN gets 403 here; its comments are authored by ``github-actions[bot]``."""
+        try:
+            with self._translate("get the authenticated user"):
+                return self._github().get_user().login
+        except (GitHubForbidden, GitHubNotFound):
+            return None
+
+    # ------------------------------------------------------------------ plumbing
+
+    def _github(self) -> Github:
+        if self._gh is None:
+            import github  # deferred: `roofbot check` never imports PyGithub
+
+            self._gh = github.Github(
+                auth=github.Auth.Token(self._settings.token),
+                base_url=self._settings.api_url,
+                timeout=self._settings.timeout,
+                user_agent=USER_AGENT,
+                per_page=PAGE_SIZE,
+                retry=_retry_policy(self._settings),
+                seconds_between_requests=None,
+                seconds_between_writes=WRITE_SPACING,
+                lazy=True,
+            )
+        return self._gh
+
+    def _repository(self) -> Repository:
+        if self._repo is None:
+            self._repo = self._github().get_repo(self._settings.repository)  # lazy: no request
+        return self._repo
+
+    def _http(self) -> requests.Session:
+        if self._session is None:
+            import requests
+            from requests.adapters import HTTPAdapter
+
+            token = self._settings.token
+
+            def authenticate(request: requests.PreparedRequest) -> requests.PreparedRequest:
+                # set per request (not as a session header) so ~/.netrc can never override it
+                request.headers["Authorization"] = f"token {token}"
+                return request
+
+            session = requests.Session()
+            adapter = HTTPAdapter(max_retries=_retry_policy(self._settings))
+            session.mount("https://", adapter)
+            session.mount("http://", adapter)
+            session.auth = authenticate
+            session.headers.update({"User-Agent": USER_AGENT, "X-GitHub-Api-Version": API_VERSION})
+            self._session = session
+        return self._session
+
+    @contextmanager
+    def _translate(self, operation: str) -> Iterator[None]:
+        """Turn PyGithub/requests failures inside the block into :class:`GitHubError`."""
+        from github import GithubException
+        from requests import RequestException
+
+        try:
+            yield
+        except GithubException as exc:
+            raise self._error(operation, exc.status, exc.headers or {}, exc.data) from None
+        except RequestException as exc:
+            kind = "timed out" if "timeout" in type(exc).__name__.lower() else "failed"
+            raise GitHubUnavailable(
+                self._redact(f"{operation}: the request {kind} ({type(exc).__name__}: {exc})"),
+                operation=operation,
+            ) from None
+        except json.JSONDecodeError as exc:
+            raise GitHubUnavailable(
+                self._redact(f"{operation}: GitHub answered with malformed JSON ({exc})"),
+                operation=operation,
+            ) from None
+
+    def _error(
+        self, operation: str, status: int, headers: Mapping[str, str], data: Any
+    ) -> GitHubError:
+        """The exception for an HTTP error answer."""
+        lower = {k.lower(): str(v) for k, v in headers.items()}
+        detail = _describe(data)
+        message = self._redact(f"{operation}: HTTP {status}: {detail}")
+        doc = data.get("documentation_url") if isinstance(data, dict) else None
+        common: dict[str, Any] = {
+            "status": status,
+            "operation": operation,
+            "documentation_url": doc if isinstance(doc, str) else None,
+            "request_id": lower.get("x-github-request-id"),
+        }
+        if status == 429 or (status == 403 and _is_rate_limit(lower, detail)):
+            retry_after = _seconds(lower.get("retry-after"))
+            reset_at = _epoch(lower.get("x-ratelimit-reset"))
+            if retry_after is not None and (lower.get("x-ratelimit-remaining") != "0"):
+                reset_at = datetime.now(UTC) + timedelta(seconds=retry_after)
+            return GitHubRateLimited(message, reset_at=reset_at, retry_after=retry_after, **common)
+        if status in (401, 403):
+            return GitHubForbidden(message, **common)
+        if status in (404, 410):
+            return GitHubNotFound(message, **common)
+        if status == 422:
+            if "too long" in detail.lower():
+                return GitHubTooLong(message, **common)
+            return GitHubValidationFailed(message, **common)
+        if status >= 500:
+            return GitHubUnavailable(message, **common)
+        return GitHubError(message, **common)
+
+    def _redact(self, text: str) -> str:
+        text = text.replace(self._settings.token, "***")
+        return _TOKEN_LIKE.sub("***", text)
+
+
+# --------------------------------------------------------------------------------- helpers
+
+
+@functools.cache
+def _retry_class() -> type[Retry]:
+    from urllib3.util.retry import Retry
+
+    class BoundedRetry(Retry):
+        """urllib3's Retry, except that a Retry-After above MAX_RETRY_AFTER ends the retries
+        (the response goes back to the caller) instead of sleeping through it."""
+
+        def increment(
+            self,
+            method: str | None = None,
+            url: str | None = None,
+            response: BaseHTTPResponse | None = None,
+            error: Exception | None = None,
+            _pool: ConnectionPool | None = None,
+            _stacktrace: TracebackType | None = None,
+        ) -> Self:
+            if response is not None:
+                wait = self.get_retry_after(response)
+                if wait is not None and wait > MAX_RETRY_AFTER:
+                    exhausted = self.new(total=0)
+                    return Retry.increment(
+                        exhausted, method, url, response, error, _pool, _stacktrace
+                    )
+            return super().increment(method, url, response, error, _pool, _stacktrace)
+
+    return BoundedRetry
+
+
+def _retry_policy(settings: GitHubSettings) -> Retry:
+    return _retry_class()(
+        total=settings.retries,
+        read=min(settings.retries, 1),  # a GET that timed out is tried once more, not 3 times
+        backoff_factor=settings.backoff_factor,
+        status_forcelist=_RETRY_STATUSES,
+        allowed_methods=_IDEMPOTENT,  # never POST: it may have succeeded
+        respect_retry_after_header=True,
+        raise_on_status=False,  # hand the last 5xx to PyGithub, which raises with its body
+    )
+
+
+def _to_comment(comment: IssueComment) -> Comment:
+    user = comment.user
+    return Comment(
+        id=comment.id,
+        body=comment.body or "",
+        author_login=user.login if user is not None else "",
+        author_type=user.type if user is not None else "",
+        html_url=comment.html_url or "",
+        created_at=comment.created_at,
+        updated_at=comment.updated_at,
+    )
+
+
+def _strongest_permission(data: Any) -> PermissionLevel:
+    if not isinstance(data, dict):
+        return "none"
+    names = [data.get("permission"), data.get("role_name")]
+    user = data.get("user")
+    if isinstance(user, dict):
+        names.append(user.get("role_name"))
+        flags = user.get("permissions")
+        if isinstance(flags, dict):
+            names += [name for name, granted in flags.items() if granted is True]
+    rank = max((_PERMISSION_RANK.get(str(n).lower(), 0) for n in names if n), default=0)
+    return _LEVELS[rank]
+
+
+def _check_marker(marker: str) -> str:
+    marker = marker.strip()
+    if not marker:
+        raise ValueError("the sticky-comment marker must not be empty")
+    return marker
+
+
+def _check_sha(sha: str) -> None:
+    if not _SHA.fullmatch(sha):
+        raise ValueError(f"not a commit/blob SHA: {sha!r}")
+
+
+def _truncate(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _decode_base64(content: str, what: str) -> bytes:
+    try:
+        return base64.b64decode(content)  # GitHub wraps lines; b64decode skips the newlines
+    except (binascii.Error, ValueError):
+        raise GitHubUnavailable(f"{what}: GitHub sent invalid base64 content") from None
+
+
+def _parse(raw: bytes) -> Any:
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return {"data": raw.decode("utf-8", "replace")}
+
+
+def _describe(data: Any) -> str:
+    """GitHub's message plus the validation errors, or the start of a non-JSON body."""
+    if isinstance(data, dict):
+        parts = [str(data["message"])] if data.get("message") else []
+        for error in data.get("errors") or []:
+            if isinstance(error, dict):
+                parts.append(str(error.get("message") or error.get("code") or error))
+            else:
+                parts.append(str(error))
+        if parts:
+            return "; ".join(parts)
+        if isinstance(data.get("data"), str):  # PyGithub's wrapper for non-JSON bodies
+            text = html.unescape(re.sub(r"<[^>]*>|\s+", " ", data["data"])).strip()
+            return f"non-JSON answer: {text[:120]!r}"
+    return "no details" if data in (None, "", {}) else str(data)[:200]
+
+
+def _is_rate_limit(headers: Mapping[str, str], detail: str) -> bool:
+    lowered = detail.lower()
+    return (
+        headers.get("x-ratelimit-remaining") == "0"
+        or "retry-after" in headers
+        or "rate limit" in lowered
+    )
+
+
+def _seconds(value: str | None) -> float | None:
+    try:
+        return max(float(value), 0.0) if value is not None else None
+    except ValueError:
+        return None
+
+
+def _epoch(value: str | None) -> datetime | None:
+    seconds = _seconds(value)
+    return datetime.fromtimestamp(seconds, UTC) if seconds is not None else None
