@@ -1,0 +1,338 @@
+"""A pull request's files from git, without checking the PR out: what changed between base and
+head (`git diff --name-status -z`), and a `Tree` over the head commit that reads blobs with one
+`git cat-file --batch` process. Nothing from the PR is ever executed: git runs with external
+diff drivers, textconv filters, hooks and fsmonitor off, symlinks are seen by their mode and
+never read, and every blob read is size-limited before its bytes are fetched."""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import posixpath
+import re
+import subprocess
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any, cast
+
+from roofbot.adapters.jsonfile import MAX_BYTES, RecordFileError, parse_record_bytes
+from roofbot.adapters.tree import TreeError, safe_relpath
+from roofbot.changes import ChangeStatus, FileChange
+from roofbot.core.catalogue import Catalogue
+
+GIT_TIMEOUT = 120  # seconds for one git command
+_SHA = re.compile(r"[0-9a-fA-F]{7,64}")
+_SAFE_CONFIG = (
+    "-c", "core.fsmonitor=false",
+    "-c", "core.hooksPath=/dev/null",
+    "-c", "diff.external=",
+    "-c", "core.pager=cat",
+    "-c", "protocol.allow=never",
+)  # fmt: skip
+MODE_SYMLINK = "120000"
+MODE_SUBMODULE = "160000"
+_STATUS: Mapping[str, ChangeStatus] = {
+    "A": "added",
+    "M": "modified",
+    "D": "deleted",
+    "R": "renamed",
+    "C": "copied",
+    "T": "typechange",
+}
+
+
+class GitError(RuntimeError):
+    """A git command failed; the message has git's own words."""
+
+
+def _env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(
+        GIT_TERMINAL_PROMPT="0",
+        GIT_OPTIONAL_LOCKS="0",
+        GIT_NO_REPLACE_OBJECTS="1",
+        LC_ALL="C",
+    )
+    return env
+
+
+def git(repo_dir: Path, *args: str, check: bool = True) -> bytes:
+    """Run one git command in `repo_dir` and return its stdout."""
+    try:
+        proc = subprocess.run(
+            ["git", *_SAFE_CONFIG, *args],
+            cwd=repo_dir,
+            env=_env(),
+            capture_output=True,
+            timeout=GIT_TIMEOUT,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise GitError(f"git {args[0]}: {e}") from None
+    if check and proc.returncode != 0:
+        msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise GitError(f"git {args[0]} failed: {msg[-1] if msg else proc.returncode}")
+    return proc.stdout
+
+
+def valid_sha(sha: str | None) -> bool:
+    return bool(sha) and _SHA.fullmatch(sha or "") is not None
+
+
+def has_commit(repo_dir: Path, sha: str | None) -> bool:
+    """Whether `sha` names a commit present in the repository (no fetch is attempted)."""
+    if not valid_sha(sha) or not (repo_dir / ".git").exists():
+        return False
+    proc = subprocess.run(
+        ["git", *_SAFE_CONFIG, "cat-file", "-e", f"{sha}^{{commit}}"],
+        cwd=repo_dir,
+        env=_env(),
+        capture_output=True,
+        timeout=GIT_TIMEOUT,
+        check=False,
+    )
+    return proc.returncode == 0
+
+
+def parse_name_status(raw: bytes) -> list[tuple[ChangeStatus, str, str | None]]:
+    """`git diff --name-status -z` output -> (status, path, old path for renames/copies)."""
+    fields = raw.decode("utf-8", "surrogateescape").split("\0")
+    out: list[tuple[ChangeStatus, str, str | None]] = []
+    i = 0
+    while i < len(fields) and fields[i]:
+        code = fields[i][:1]
+        status = _STATUS.get(code, "modified")
+        if code in ("R", "C"):
+            old, new = fields[i + 1], fields[i + 2]
+            out.append((status, new, old))
+            i += 3
+        else:
+            out.append((status, fields[i + 1], None))
+            i += 2
+    return out
+
+
+def changed_files(repo_dir: Path, base: str, head: str) -> list[FileChange]:
+    """Every path that differs between the merge base of `base` and `head`, and `head`:
+    added, modified, renamed (with the old name), copied, deleted, type-changed; a head
+    version that is a symbolic link is marked so, and never read."""
+    if not (valid_sha(base) and valid_sha(head)):
+        raise GitError("base and head must be commit SHAs")
+    raw = git(
+        repo_dir,
+        "diff", "--name-status", "-z", "-M", "--no-ext-diff", "--no-textconv",
+        f"{base}...{head}", "--",
+    )  # fmt: skip
+    entries = parse_name_status(raw)
+    live = [path for status, path, _ in entries if status != "deleted"]
+    modes = tree_modes(repo_dir, head, live)
+    return [
+        FileChange(status, path, old, symlink=modes.get(path) == MODE_SYMLINK)
+        for status, path, old in entries
+    ]
+
+
+def tree_modes(repo_dir: Path, rev: str, paths: Sequence[str]) -> dict[str, str]:
+    """path -> git mode at `rev`, for the given paths (`git ls-tree`, in chunks)."""
+    out: dict[str, str] = {}
+    for i in range(0, len(paths), 500):
+        chunk = paths[i : i + 500]
+        raw = git(repo_dir, "ls-tree", "-z", "--full-tree", rev, "--", *chunk)
+        for entry in _ls_tree_entries(raw):
+            out[entry.path] = entry.mode
+    return out
+
+
+@dataclass(frozen=True)
+class Entry:
+    mode: str
+    kind: str  # blob, tree, commit
+    sha: str
+    size: int | None
+    path: str
+
+
+def _ls_tree_entries(raw: bytes, long: bool = False) -> list[Entry]:
+    out = []
+    for rec in raw.decode("utf-8", "surrogateescape").split("\0"):
+        if not rec:
+            continue
+        meta, _, path = rec.partition("\t")
+        parts = meta.split()
+        size = int(parts[3]) if long and len(parts) > 3 and parts[3].isdigit() else None
+        out.append(Entry(parts[0], parts[1], parts[2], size, path))
+    return out
+
+
+class GitTree:
+    """The files of one commit, read from the object database (the `Tree` protocol). Paths
+    are listed once with `git ls-tree -r --long`; blobs come from one `git cat-file --batch`
+    process, after their size was checked against the caller's limit."""
+
+    def __init__(self, repo_dir: Path, rev: str) -> None:
+        self.repo_dir = repo_dir
+        self.rev = rev
+        raw = git(repo_dir, "ls-tree", "-r", "-z", "--long", "--full-tree", rev)
+        self.entries: dict[str, Entry] = {e.path: e for e in _ls_tree_entries(raw, long=True)}
+        self._batch: subprocess.Popen[bytes] | None = None
+
+    # -------------------------------------------------------------- Tree protocol
+    def glob(self, pattern: str) -> list[str]:
+        pattern = safe_relpath(pattern)
+        folder, name = posixpath.split(pattern)
+        wild_folder = any(c in folder for c in "*?[")
+        out = []
+        for path in self.entries:
+            if wild_folder:
+                ok = fnmatch.fnmatchcase(path, pattern)
+            else:
+                ok = posixpath.dirname(path) == folder and fnmatch.fnmatchcase(
+                    posixpath.basename(path), name
+                )
+            if ok:
+                out.append(path)
+        return sorted(out)
+
+    def exists(self, path: str) -> bool:
+        try:
+            e = self.entries.get(safe_relpath(path))
+        except TreeError:
+            return False
+        return e is not None and e.kind == "blob" and e.mode != MODE_SYMLINK
+
+    def read(self, path: str, limit: int) -> bytes:
+        path = safe_relpath(path)
+        e = self.entries.get(path)
+        if e is None:
+            raise TreeError(f"{path}: no such file at {self.rev[:12]}")
+        if e.mode == MODE_SYMLINK:
+            raise TreeError(f"{path} is a symbolic link; roofbot does not follow links")
+        if e.kind != "blob":
+            raise TreeError(f"{path} is not a regular file")
+        if e.size is not None and e.size > limit:
+            raise TreeError(
+                f"{path} is {e.size / 1e6:.1f} MB, over the {limit / 1048576:.0f} MiB limit "
+                "for one record"
+            )
+        return self._cat(e.sha, limit)
+
+    # -------------------------------------------------------------- cat-file --batch
+    def _cat(self, sha: str, limit: int) -> bytes:
+        proc = self._process()
+        stdin, stdout = cast(IO[bytes], proc.stdin), cast(IO[bytes], proc.stdout)
+        stdin.write(sha.encode() + b"\n")
+        stdin.flush()
+        header = stdout.readline().decode("ascii", "replace").split()
+        if len(header) != 3 or header[1] != "blob":
+            self.close()
+            raise TreeError(f"blob {sha[:12]} is missing from the repository")
+        size = int(header[2])
+        data = stdout.read(size)
+        stdout.read(1)  # the newline after each object
+        if size > limit:
+            raise TreeError(f"blob {sha[:12]} is over the {limit}-byte limit")
+        return data
+
+    def _process(self) -> subprocess.Popen[bytes]:
+        if self._batch is None or self._batch.poll() is not None:
+            self._batch = subprocess.Popen(
+                ["git", *_SAFE_CONFIG, "cat-file", "--batch"],
+                cwd=self.repo_dir,
+                env=_env(),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+            )
+        return self._batch
+
+    def close(self) -> None:
+        if self._batch is not None:
+            if self._batch.stdin:
+                self._batch.stdin.close()
+            try:
+                self._batch.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self._batch.kill()
+                self._batch.wait()
+            if self._batch.stdout:
+                self._batch.stdout.close()
+            self._batch = None
+
+    def __enter__(self) -> GitTree:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def text(self, path: str, limit: int = 256 * 1024) -> str | None:
+        """A small text file (e.g. `.roofbot.yml`) at this commit, or None if it is absent,
+        a link, too big or not UTF-8."""
+        try:
+            return self.read(path, limit).decode("utf-8")
+        except (TreeError, UnicodeDecodeError):
+            return None
+
+
+# ------------------------------------------------------------------ dependents
+
+
+def matches_any(path: str, patterns: Iterable[str]) -> bool:
+    return any(fnmatch.fnmatchcase(path, p) for p in patterns)
+
+
+def catalogue_kind(path: str, catalogue_globs: Mapping[str, tuple[str, ...]]) -> str | None:
+    """'accelerators', 'models', 'quantization' or 'gotchas' for a catalogue path, else None."""
+    for kind, patterns in catalogue_globs.items():
+        if matches_any(path, patterns):
+            return kind
+    return None
+
+
+def references(data: Mapping[str, Any], catalogue: Catalogue) -> set[tuple[str, str]]:
+    """The (kind, id) catalogue records a benchmark record refers to: its accelerator_ids (or
+    the parts its text names when it has none), its format_id, and the model it names."""
+    refs: set[tuple[str, str]] = set()
+    ids = data.get("accelerator_ids")
+    if isinstance(ids, list):
+        refs.update(("accelerators", i) for i in ids if isinstance(i, str))
+    if not ids:
+        text = " ".join(str(data.get(k) or "") for k in ("name", "methodology"))
+        refs.update(("accelerators", a.id) for a in catalogue.match_accelerators(text))
+    fmt = data.get("format_id")
+    if isinstance(fmt, str):
+        refs.add(("quantization", fmt))
+    model = data.get("model")
+    if isinstance(model, str):
+        m = catalogue.match_model(model)
+        if m is not None:
+            refs.add(("models", m.id))
+        for q in catalogue.quantization.values():  # formats named in the model string
+            if len(q.id) >= 4 and q.id in model.lower().replace("_", "-"):
+                refs.add(("quantization", q.id))
+    return refs
+
+
+def dependents(
+    tree: Any,
+    record_paths: Iterable[str],
+    changed: set[tuple[str, str]],
+    catalogue: Catalogue,
+) -> list[str]:
+    """Benchmark record paths whose references meet `changed` ((kind, id) pairs). Scans the
+    record files once; called only when a catalogue file changed."""
+    out = []
+    for path in record_paths:
+        try:
+            data = parse_record_bytes(tree.read(path, MAX_BYTES)).data
+        except (RecordFileError, TreeError):
+            continue
+        if references(data, catalogue) & changed:
+            out.append(path)
+    return out
