@@ -61,6 +61,86 @@ def check(paths: tuple[str, ...], repo: Path, fmt: str, no_calibration: bool) ->
     sys.exit(0 if report.ok else 1)
 
 
+@cli.command()
+@click.argument("record_id")
+@click.option("--repo", type=click.Path(file_okay=False, path_type=Path), default=".",
+              show_default=True, help="The records repository (its root folder).")
+def explain(record_id: str, repo: Path) -> None:
+    """Show one record's arithmetic step by step, each input with where it came from.
+
+    Example: roofbot explain --repo fixtures mpt7b-a100-bs64-aggregate-output-tps
+    """
+    from roofbot.engine import check_path, find_path
+    from roofbot.render.text import explain_record
+
+    repository = _open(repo)
+    path = find_path(repository, record_id)
+    if path is None:
+        raise click.UsageError(f"no benchmark record with id {record_id!r} in {repo}")
+    result = check_path(repository, repository.catalogue(), path)
+    click.echo(explain_record(result), nl=False)
+
+
+@cli.command()
+@click.argument("query", required=False, default="")
+@click.option("--repo", type=click.Path(file_okay=False, path_type=Path), default=".",
+              show_default=True, help="The records repository (its root folder).")
+def parts(query: str, repo: Path) -> None:
+    """List the accelerator catalogue as roofbot resolves it (bandwidth, dense peaks).
+
+    Example: roofbot parts --repo fixtures a100
+    """
+    from roofbot.core.catalogue import slug
+
+    cat = _open(repo).catalogue()
+    q = slug(query)
+    rows = [a for a in sorted(cat.accelerators.values(), key=lambda a: a.id)
+            if not q or q in a.id or q in slug(a.name)]
+    for a in rows:
+        bw = f"{a.bandwidth_gbps:g} GB/s" if a.bandwidth_gbps else "bandwidth ?"
+        dense = sorted({(r.precision, r.tflops) for r in a.flops if r.dense}, key=lambda x: -x[1])
+        peaks = ", ".join(f"{p} {t:g}" for p, t in dense[:4]) or "no dense flops"
+        sparse = [r.precision for r in a.flops if not r.dense]
+        extra = f"  (sparse only: {', '.join(sorted(set(sparse) - {p for p, _ in dense}))})" if set(
+            sparse) - {p for p, _ in dense} else ""
+        click.echo(f"{a.id:<40} {bw:>14}  {peaks}{extra}")
+    click.echo(f"{len(rows)} part(s)")
+
+
+@cli.command()
+@click.option("--repo", type=click.Path(file_okay=False, path_type=Path), default=".",
+              show_default=True, help="The records repository (its root folder).")
+@click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text", show_default=True)
+def coverage(repo: Path, fmt: str) -> None:
+    """Which token-rate records get which roof, and what the unchecked ones lack.
+
+    Example: roofbot coverage --repo fixtures
+    """
+    import json
+
+    from roofbot.core.results import Verdict
+    from roofbot.engine import run_check
+
+    report = run_check(_open(repo), calibration=False)
+    rows = [r for r in report.records if r.token_rate]
+    if fmt == "json":
+        click.echo(json.dumps({
+            "token_rate_records": report.token_rate_records, "checked": report.checked,
+            "records": [{"id": r.id, "roofs": [c.check.value for c in r.checks if c.applies],
+                         "lacks": list(r.lacks)} for r in rows],
+        }, indent=2))
+        return
+    for r in sorted(rows, key=lambda r: (not r.checked, r.id)):
+        roofs = ", ".join(c.check.value for c in r.checks if c.applies) or "-"
+        click.echo(f"{r.id[:64]:<64} {roofs}")
+        if r.verdict is Verdict.UNCHECKED:
+            for lack in r.lacks:
+                click.echo(f"{'':<8}lacks {lack}")
+    pct = 100 * report.checked / report.token_rate_records if report.token_rate_records else 100.0
+    click.echo(f"coverage: {report.checked} of {report.token_rate_records} token-rate records "
+               f"({pct:.1f}%) get an applied roof")
+
+
 def _relative(path: str, repo: Path) -> str:
     p = Path(path)
     if p.is_absolute() or p.exists():

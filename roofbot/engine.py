@@ -72,9 +72,19 @@ def run_check(
     )
 
 
-def _path_for(repo: Repository, rid: str) -> str:
+def find_path(repo: Repository, rid: str) -> str | None:
+    """The file of the record with this id: its name, under a records pattern."""
+    if not rid or "/" in rid or rid.startswith("."):
+        return None
     for pattern in repo.config.records:
-        candidate = posixpath.join(posixpath.dirname(pattern), posixpath.basename(pattern).replace("*", rid, 1))
-        if repo.tree.exists(candidate):
+        name = posixpath.basename(pattern)
+        if "*" not in name:
+            continue
+        candidate = posixpath.join(posixpath.dirname(pattern), name.replace("*", rid, 1))
+        if "*" not in candidate and repo.tree.exists(candidate):
             return candidate
-    return rid
+    return None
+
+
+def _path_for(repo: Repository, rid: str) -> str:
+    return find_path(repo, rid) or rid

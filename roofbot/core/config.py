@@ -100,6 +100,11 @@ def _pin(key: str, raw: Any, where: str) -> Pin:
         if size is None:
             raise ConfigError(f"{where}: expected a size with its unit, e.g. '14 GB' or '3.53 GiB'")
         return Pin(key, size.bytes, size.text)
+    if key in ("params", "active_params") and isinstance(raw, str):
+        m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*B\s*", raw)
+        if not m:
+            raise ConfigError(f"{where}: expected billions of parameters, e.g. 6.7 or '6.7B'")
+        raw = float(m[1])
     value = _number(raw, where)
     if value <= 0:
         raise ConfigError(f"{where}: must be positive")

@@ -428,6 +428,12 @@ class _Resolver:
             n = total.value * 1e9 * bits.value / 8
             return Input(n, f"params {total.value:g}B x {bits.value:g} bits / 8 = {n / GB:.4g} GB",
                          Basis.ASSUMED if total.assumed or bits.assumed else Basis.DERIVED)
+        bound = find((R.WEIGHT_BOUND_RULE,), self.text, ("methodology", "unit"))
+        if bound:
+            v, u = bound[0].value
+            n = v * unit_factor(u)
+            return Input(n, f"{bound[0].source}: at most {n / GB:.4g} GB of weights (a footprint "
+                         "bounds the weights from above)", Basis.ASSUMED)
         return None
 
     def active_bytes(self, weight: Input[float] | None, total: Input[float] | None,

@@ -358,6 +358,22 @@ WEIGHT_SIZE_RULES: tuple[Rule[tuple[float, str]], ...] = (
     ),
 )
 
+WEIGHT_BOUND_RULE: Rule[tuple[float, str]] = Rule(
+    "memory-footprint-bound",
+    _re(
+        r"(?<![\w.~])(\d+(?:\.\d+)?)\s?(GiB|GB)\s+(?:model\s+)?footprint\b"
+        r"|\bpeak memory\s*(?:of|=|:)?\s*(\d+(?:\.\d+)?)\s?(GiB|GB)\b"
+    ),
+    lambda m: (float(m[1] or m[3]), str(m[2] or m[4])),
+    (
+        ("100% of model layers offloaded. 20.5 GB model footprint.", (20.5, "GB")),
+        ("Peak memory 18.20 GB.", (18.2, "GB")),
+    ),
+    rejects=("A 70B model at 4-bit requires ~35GB of weights", "96GB GDDR7 at 1792 GB/s"),
+)
+"""A measured memory footprint holds the weights and more: an upper bound on weight bytes,
+so the roof it gives is a lower bound (used, marked assumed, only when nothing else is)."""
+
 # ---------------------------------------------------------------- device bandwidth stated
 BANDWIDTH_RULE: Rule[float] = Rule(
     "device-bandwidth",
@@ -465,6 +481,7 @@ ALL_RULES: tuple[Rule[object], ...] = (  # every rule, for the tests that run th
     SPECULATIVE_RULE,
     TOKENS_PER_STEP_RULE,
     *WEIGHT_SIZE_RULES,
+    WEIGHT_BOUND_RULE,
     BANDWIDTH_RULE,
     PRECISION_RULE,
     GGUF_TYPE_RULE,

@@ -1,0 +1,55 @@
+"""The users' real corpus: no false alarms, every unchecked record says what it lacks, and
+the verdict counts and coverage printed for the record (see docs/findings.md)."""
+
+from __future__ import annotations
+
+from roofbot.core.results import Verdict
+
+# Documented findings: the seed counts the local-* records (decommissioned upstream) over their
+# roofs; docs/findings.md gives each one's arithmetic.
+DOCUMENTED = ("local-",)
+
+
+def test_no_violation_outside_documented_findings(real_report) -> None:  # type: ignore[no-untyped-def]
+    bad = [r.id for r in real_report.records
+           if r.verdict is Verdict.VIOLATION and not r.id.startswith(DOCUMENTED)]
+    assert bad == []
+
+
+def test_local_records_over_their_roofs(real_report) -> None:  # type: ignore[no-untyped-def]
+    local = [r for r in real_report.records if r.id.startswith("local-")]
+    assert len(local) == 11
+    over = sorted(r.id for r in local if r.verdict is Verdict.VIOLATION)
+    assert len(over) == 6, over  # the seed counts 7; docs/findings.md says which differs and why
+
+
+def test_six_placeholders_are_errors(real_report) -> None:  # type: ignore[no-untyped-def]
+    errors = [r for r in real_report.records if r.verdict is Verdict.ERROR]
+    assert len(errors) == 6
+    assert all("value" in r.messages[0].text for r in errors)
+
+
+def test_coverage_and_every_unchecked_says_what_it_lacks(real_report, capsys) -> None:  # type: ignore[no-untyped-def]
+    rows = [r for r in real_report.records if r.token_rate]
+    assert real_report.token_rate_records == 81
+    unchecked = [r for r in rows if r.verdict is Verdict.UNCHECKED]
+    for r in unchecked:
+        assert r.lacks, r.id
+    share = real_report.checked / real_report.token_rate_records
+    counts = {v.value: real_report.count(v) for v in Verdict}
+    with capsys.disabled():
+        print(f"\nreal corpus: {counts}; coverage {real_report.checked}/"
+              f"{real_report.token_rate_records} = {100 * share:.1f}%")
+    assert real_report.checked >= 72  # 88.9%: the nine left are listed in docs/findings.md
+
+
+def test_not_a_token_rate_is_reported_not_checked(real_report) -> None:  # type: ignore[no-untyped-def]
+    for rid in ("alt-tpu-v6e-bf16-tps", "alt-aws-inf2-fp16-tps", "ev-llamacpp-spec-bench-replay-inflates"):
+        r = next(x for x in real_report.records if x.id == rid)
+        assert r.verdict is Verdict.SKIPPED and "not-a-token-rate" in r.traps
+
+
+def test_dangling_format_is_reported_on_its_input(real_report) -> None:  # type: ignore[no-untyped-def]
+    r = next(x for x in real_report.records if x.id == "llamacpp-radeon-r9700-gfx1201-q1-0-decode-tok-s")
+    assert r.verdict is not Verdict.ERROR
+    assert any("'2bit' does not resolve" in m.text for m in r.messages)
