@@ -31,8 +31,13 @@ def cli() -> None:
 
 @cli.command()
 @click.argument("paths", nargs=-1)
-@click.option("--repo", type=click.Path(file_okay=False, path_type=Path), default=".",
-              show_default=True, help="The records repository (its root folder).")
+@click.option(
+    "--repo",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=".",
+    show_default=True,
+    help="The records repository (its root folder).",
+)
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
 @click.option("--no-calibration", is_flag=True, help="Skip the calibration set.")
 def check(paths: tuple[str, ...], repo: Path, fmt: str, no_calibration: bool) -> None:
@@ -63,8 +68,13 @@ def check(paths: tuple[str, ...], repo: Path, fmt: str, no_calibration: bool) ->
 
 @cli.command()
 @click.argument("record_id")
-@click.option("--repo", type=click.Path(file_okay=False, path_type=Path), default=".",
-              show_default=True, help="The records repository (its root folder).")
+@click.option(
+    "--repo",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=".",
+    show_default=True,
+    help="The records repository (its root folder).",
+)
 def explain(record_id: str, repo: Path) -> None:
     """Show one record's arithmetic step by step, each input with where it came from.
 
@@ -83,8 +93,13 @@ def explain(record_id: str, repo: Path) -> None:
 
 @cli.command()
 @click.argument("query", required=False, default="")
-@click.option("--repo", type=click.Path(file_okay=False, path_type=Path), default=".",
-              show_default=True, help="The records repository (its root folder).")
+@click.option(
+    "--repo",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=".",
+    show_default=True,
+    help="The records repository (its root folder).",
+)
 def parts(query: str, repo: Path) -> None:
     """List the accelerator catalogue as roofbot resolves it (bandwidth, dense peaks).
 
@@ -94,23 +109,36 @@ def parts(query: str, repo: Path) -> None:
 
     cat = _open(repo).catalogue()
     q = slug(query)
-    rows = [a for a in sorted(cat.accelerators.values(), key=lambda a: a.id)
-            if not q or q in a.id or q in slug(a.name)]
+    rows = [
+        a
+        for a in sorted(cat.accelerators.values(), key=lambda a: a.id)
+        if not q or q in a.id or q in slug(a.name)
+    ]
     for a in rows:
         bw = f"{a.bandwidth_gbps:g} GB/s" if a.bandwidth_gbps else "bandwidth ?"
         dense = sorted({(r.precision, r.tflops) for r in a.flops if r.dense}, key=lambda x: -x[1])
         peaks = ", ".join(f"{p} {t:g}" for p, t in dense[:4]) or "no dense flops"
         sparse = [r.precision for r in a.flops if not r.dense]
-        extra = f"  (sparse only: {', '.join(sorted(set(sparse) - {p for p, _ in dense}))})" if set(
-            sparse) - {p for p, _ in dense} else ""
+        extra = (
+            f"  (sparse only: {', '.join(sorted(set(sparse) - {p for p, _ in dense}))})"
+            if set(sparse) - {p for p, _ in dense}
+            else ""
+        )
         click.echo(f"{a.id:<40} {bw:>14}  {peaks}{extra}")
     click.echo(f"{len(rows)} part(s)")
 
 
 @cli.command()
-@click.option("--repo", type=click.Path(file_okay=False, path_type=Path), default=".",
-              show_default=True, help="The records repository (its root folder).")
-@click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text", show_default=True)
+@click.option(
+    "--repo",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=".",
+    show_default=True,
+    help="The records repository (its root folder).",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(("text", "json")), default="text", show_default=True
+)
 def coverage(repo: Path, fmt: str) -> None:
     """Which token-rate records get which roof, and what the unchecked ones lack.
 
@@ -124,11 +152,23 @@ def coverage(repo: Path, fmt: str) -> None:
     report = run_check(_open(repo), calibration=False)
     rows = [r for r in report.records if r.token_rate]
     if fmt == "json":
-        click.echo(json.dumps({
-            "token_rate_records": report.token_rate_records, "checked": report.checked,
-            "records": [{"id": r.id, "roofs": [c.check.value for c in r.checks if c.applies],
-                         "lacks": list(r.lacks)} for r in rows],
-        }, indent=2))
+        click.echo(
+            json.dumps(
+                {
+                    "token_rate_records": report.token_rate_records,
+                    "checked": report.checked,
+                    "records": [
+                        {
+                            "id": r.id,
+                            "roofs": [c.check.value for c in r.checks if c.applies],
+                            "lacks": list(r.lacks),
+                        }
+                        for r in rows
+                    ],
+                },
+                indent=2,
+            )
+        )
         return
     for r in sorted(rows, key=lambda r: (not r.checked, r.id)):
         roofs = ", ".join(c.check.value for c in r.checks if c.applies) or "-"
@@ -137,8 +177,10 @@ def coverage(repo: Path, fmt: str) -> None:
             for lack in r.lacks:
                 click.echo(f"{'':<8}lacks {lack}")
     pct = 100 * report.checked / report.token_rate_records if report.token_rate_records else 100.0
-    click.echo(f"coverage: {report.checked} of {report.token_rate_records} token-rate records "
-               f"({pct:.1f}%) get an applied roof")
+    click.echo(
+        f"coverage: {report.checked} of {report.token_rate_records} token-rate records "
+        f"({pct:.1f}%) get an applied roof"
+    )
 
 
 def _relative(path: str, repo: Path) -> str:
@@ -153,7 +195,9 @@ def _relative(path: str, repo: Path) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
-        cli.main(args=list(argv) if argv is not None else None, prog_name="roofbot", standalone_mode=True)
+        cli.main(
+            args=list(argv) if argv is not None else None, prog_name="roofbot", standalone_mode=True
+        )
     except SystemExit as e:
         return int(e.code or 0) if not isinstance(e.code, str) else 2
     return 0

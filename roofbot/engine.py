@@ -32,8 +32,9 @@ def check_path(repo: Repository, catalogue: Catalogue, path: str) -> RecordResul
     problem = repo.validate(path, parsed)
     if problem:
         rid = parsed.data.get("id")
-        return error_result(rid if isinstance(rid, str) and rid == stem(path) else stem(path), path,
-                            problem, status)
+        return error_result(
+            rid if isinstance(rid, str) and rid == stem(path) else stem(path), path, problem, status
+        )
     try:
         return check_record(parsed.data, path, catalogue, repo.config, repo.find_by_id)
     except (ValueError, TypeError, ArithmeticError, RecursionError) as e:  # a bug, never a crash
@@ -61,7 +62,9 @@ def run_check(
                 data = repo.find_by_id(spec.id)
                 if data is not None:
                     path = _path_for(repo, spec.id)
-                    by_id[spec.id] = check_record(data, path, catalogue, repo.config, repo.find_by_id)
+                    by_id[spec.id] = check_record(
+                        data, path, catalogue, repo.config, repo.find_by_id
+                    )
         cal = calibrate(repo.config, by_id)
     return Report(
         records=tuple(results),

@@ -15,5 +15,7 @@ def gotcha_paths(config: Config, catalogue: Catalogue) -> dict[str, str | None]:
     out: dict[str, str | None] = {}
     for trap in BY_ID:
         gid = gotcha_for(trap, config.traps)
-        out[trap] = posixpath.join(folder, f"{gid}.json") if gid and gid in catalogue.gotchas else None
+        out[trap] = (
+            posixpath.join(folder, f"{gid}.json") if gid and gid in catalogue.gotchas else None
+        )
     return out

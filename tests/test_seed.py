@@ -32,7 +32,11 @@ def test_800_is_720_percent_of_the_batch1_roof_yet_legal(fixtures_report) -> Non
     assert r.verdict is Verdict.PASS
     assert "batch-1-roof-on-aggregate" in r.traps
     batched = check(r, "batched-memory-roof")
-    assert batched.applies and round(batched.ceiling, 2) == 7108.57 and round(batched.percent, 1) == 11.3
+    assert (
+        batched.applies
+        and round(batched.ceiling, 2) == 7108.57
+        and round(batched.percent, 1) == 11.3
+    )
     compute = check(r, "compute-roof")  # the contract's example: 6.7B pinned
     assert round(compute.ceiling, 2) == 23283.58 and round(compute.percent, 2) == 3.44
 
@@ -65,8 +69,10 @@ def test_erratum_gib_is_not_gb_36_5_not_34_0(fixtures_report) -> None:  # type: 
 
 
 def test_rx7900xtx_two_cards_tensor_split_43_0(fixtures_report) -> None:  # type: ignore[no-untyped-def]
-    mem = check(by_id(fixtures_report, "llamacpp-rx7900xtx-gfx1100-qwen3-27b-q4-batch1-decode-tok-s"),
-                "memory-roof")
+    mem = check(
+        by_id(fixtures_report, "llamacpp-rx7900xtx-gfx1100-qwen3-27b-q4-batch1-decode-tok-s"),
+        "memory-roof",
+    )
     assert round(mem.percent, 1) == 43.0
     assert "2 x 960" in mem.formula
 
@@ -87,7 +93,9 @@ def test_calibration_runs_and_passes(fixtures_report) -> None:  # type: ignore[n
 def test_seed_figures_come_out_of_the_cli_json() -> None:
     out = subprocess.run(
         [sys.executable, "-m", "roofbot", "check", "--repo", str(FIXTURES), "--format", "json"],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout)
@@ -97,9 +105,21 @@ def test_seed_figures_come_out_of_the_cli_json() -> None:
     assert mem["memory-roof"]["ceiling"] == 111.07
     assert report["calibration"]["ok"] is True
     assert set(report) >= {"version", "ok", "coverage", "records", "calibration"}
-    assert set(recs[AGG]) >= {"id", "path", "status", "verdict", "inputs", "checks", "traps", "messages"}
+    assert set(recs[AGG]) >= {
+        "id",
+        "path",
+        "status",
+        "verdict",
+        "inputs",
+        "checks",
+        "traps",
+        "messages",
+    }
     assert recs[AGG]["inputs"]["batch"] == {
-        "value": 64, "from": recs[AGG]["inputs"]["batch"]["from"], "basis": "text"}
+        "value": 64,
+        "from": recs[AGG]["inputs"]["batch"]["from"],
+        "basis": "text",
+    }
 
 
 # --------------------------------------------------------------------- the real corpus

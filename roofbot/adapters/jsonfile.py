@@ -77,7 +77,9 @@ def parse_record_bytes(raw: bytes) -> Parsed:
     except RecursionError:
         raise RecordFileError("the JSON is nested too deeply to be a record") from None
     except json.JSONDecodeError as e:
-        raise RecordFileError(f"invalid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+        raise RecordFileError(
+            f"invalid JSON at line {e.lineno} column {e.colno}: {e.msg}"
+        ) from None
     except ValueError as e:  # int digit limits and the like
         raise RecordFileError(f"invalid JSON: {str(e)[:120]}") from None
     if not isinstance(data, dict):

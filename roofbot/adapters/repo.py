@@ -30,7 +30,9 @@ def load_config_text(text: str | None) -> Config:
     if len(text) > MAX_CONFIG_BYTES:
         raise ConfigError(f"{CONFIG_NAME} is over {MAX_CONFIG_BYTES // 1024} KiB")
     try:
-        aliases = sum(1 for ev in yaml.parse(text, Loader=yaml.SafeLoader) if isinstance(ev, yaml.AliasEvent))
+        aliases = sum(
+            1 for ev in yaml.parse(text, Loader=yaml.SafeLoader) if isinstance(ev, yaml.AliasEvent)
+        )
         if aliases > MAX_ALIASES:
             raise ConfigError(f"{CONFIG_NAME} uses {aliases} YAML aliases; at most {MAX_ALIASES}")
         data = yaml.safe_load(text)
@@ -104,7 +106,9 @@ class Repository:
         for pattern in self.config.records:
             if "*" not in posixpath.basename(pattern):
                 continue
-            candidate = posixpath.join(posixpath.dirname(pattern), posixpath.basename(pattern).replace("*", rid, 1))
+            candidate = posixpath.join(
+                posixpath.dirname(pattern), posixpath.basename(pattern).replace("*", rid, 1)
+            )
             if "*" in candidate or not self.tree.exists(candidate):
                 continue
             try:
@@ -139,6 +143,8 @@ class Repository:
                     continue
                 stem = posixpath.splitext(posixpath.basename(path))[0]
                 if parsed.data.get("id") != stem:
-                    self.messages.append(Message("warning", f"catalogue {path}: id differs from the file name"))
+                    self.messages.append(
+                        Message("warning", f"catalogue {path}: id differs from the file name")
+                    )
                     continue
                 yield parsed.data

@@ -32,7 +32,7 @@ class Schemas:
         schema = json.loads(path.read_text(encoding="utf-8"))
         cls = validators.validator_for(schema)
         cls.check_schema(schema)
-        return cls(schema)  # type: ignore[no-any-return]
+        return cls(schema)
 
     def problems(self, record: dict[str, Any]) -> str | None:
         """None when valid (or no schema applies), else the most relevant error, worded."""

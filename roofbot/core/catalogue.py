@@ -13,7 +13,7 @@ _SLUG = re.compile(r"[^a-z0-9]+")
 
 
 def slug(text: str) -> str:
-    """"Qwen3.5 35B-A3B (MoE)" -> "qwen3-5-35b-a3b-moe": the shape of this repository's ids."""
+    """ "Qwen3.5 35B-A3B (MoE)" -> "qwen3-5-35b-a3b-moe": the shape of this repository's ids."""
     return _SLUG.sub("-", text.lower()).strip("-")
 
 
@@ -100,8 +100,7 @@ class Catalogue:
             a
             for a in hits
             if not any(
-                b.id != a.id
-                and any(k != kb and k in kb for k in keys[a.id] for kb in keys[b.id])
+                b.id != a.id and any(k != kb and k in kb for k in keys[a.id] for kb in keys[b.id])
                 for b in hits
             )
         ]
@@ -142,7 +141,11 @@ def accelerator_from_json(obj: Mapping[str, Any]) -> Accelerator:
         if t is None or not isinstance(r.get("precision"), str):
             continue
         unit = r.get("unit")
-        rows.append(FlopsRow(r["precision"], t, r.get("dense") is True, unit if isinstance(unit, str) else None))
+        rows.append(
+            FlopsRow(
+                r["precision"], t, r.get("dense") is True, unit if isinstance(unit, str) else None
+            )
+        )
     return Accelerator(
         id=str(obj["id"]),
         name=str(obj.get("name") or obj["id"]),

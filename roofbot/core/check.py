@@ -35,12 +35,18 @@ def is_token_rate(record: Mapping[str, Any]) -> bool:
 
 
 def error_result(rid: str, path: str, message: str, status: str | None = None) -> RecordResult:
-    return RecordResult(rid, path, Verdict.ERROR, status=status, messages=(Message("error", message),))
+    return RecordResult(
+        rid, path, Verdict.ERROR, status=status, messages=(Message("error", message),)
+    )
 
 
 def sibling_of(record: Mapping[str, Any], catalogue: Catalogue, config: Config) -> Sibling | None:
     value = _value(record)
-    if value is None or not is_token_rate(record) or not unit_is_token_rate(str(record.get("unit", ""))):
+    if (
+        value is None
+        or not is_token_rate(record)
+        or not unit_is_token_rate(str(record.get("unit", "")))
+    ):
         return None
     inp = resolve(record, catalogue, config.pins.get(str(record.get("id")), {}))
     return Sibling(str(record["id"]), inp.rate.value, inp.batch.value if inp.batch else None, value)
@@ -59,12 +65,29 @@ def check_record(
     metric, unit = _str(record.get("metric")), _str(record.get("unit")) or ""
     base: dict[str, Any] = {"status": status, "metric": metric, "unit": unit}
     if not is_token_rate(record):
-        return RecordResult(rid, path, Verdict.SKIPPED, **base, value=_value(record),
-                            messages=(Message("info", f"metric {metric!r} is not a token rate"),))
+        return RecordResult(
+            rid,
+            path,
+            Verdict.SKIPPED,
+            **base,
+            value=_value(record),
+            messages=(Message("info", f"metric {metric!r} is not a token rate"),),
+        )
     value = _value(record)
     if value is None:
-        return RecordResult(rid, path, Verdict.ERROR, **base, messages=(Message(
-            "error", f"value {record.get('value')!r} is not a finite, non-negative number", "value"),))
+        return RecordResult(
+            rid,
+            path,
+            Verdict.ERROR,
+            **base,
+            messages=(
+                Message(
+                    "error",
+                    f"value {record.get('value')!r} is not a finite, non-negative number",
+                    "value",
+                ),
+            ),
+        )
     if not unit_is_token_rate(unit):
         return RecordResult(
             rid, path, Verdict.SKIPPED, **base, value=value, traps=(NOT_A_TOKEN_RATE.id,),

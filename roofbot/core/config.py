@@ -59,7 +59,9 @@ class Pin:
 @dataclass(frozen=True)
 class Config:
     records: tuple[str, ...] = DEFAULT_RECORDS
-    catalogue: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: dict(DEFAULT_CATALOGUE))
+    catalogue: Mapping[str, tuple[str, ...]] = field(
+        default_factory=lambda: dict(DEFAULT_CATALOGUE)
+    )
     fail_on: frozenset[Verdict] = frozenset({Verdict.VIOLATION, Verdict.ERROR})
     deprecated_fail: bool = False
     tolerance_pp: float = 0.1

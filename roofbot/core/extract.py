@@ -23,9 +23,7 @@ class Hit(Generic[T]):
     source: str  # field: "quoted words"
 
 
-def find(
-    rules: Iterable[Rule[T]], fields: Mapping[str, str], names: Iterable[str]
-) -> list[Hit[T]]:
+def find(rules: Iterable[Rule[T]], fields: Mapping[str, str], names: Iterable[str]) -> list[Hit[T]]:
     """Every match of every rule in the named fields, in field order then text order."""
     hits: list[Hit[T]] = []
     rules = tuple(rules)

@@ -47,8 +47,16 @@ _PRECISION = {
     "w4a8": "fp8",
     "w4a4": "fp4",
 }
-_PRECISION_BITS = {"fp4": 4.0, "fp6": 6.0, "fp8": 8.0, "bf16": 16.0, "fp16": 16.0, "fp32": 32.0,
-                   "int8": 8.0, "int4": 4.0}
+_PRECISION_BITS = {
+    "fp4": 4.0,
+    "fp6": 6.0,
+    "fp8": 8.0,
+    "bf16": 16.0,
+    "fp16": 16.0,
+    "fp32": 32.0,
+    "int8": 8.0,
+    "int4": 4.0,
+}
 _FP_TWINS = {"fp16": "bf16", "bf16": "fp16", "fp4": "fp4_block_scaled"}
 _WA = re.compile(r"\bw(\d+)a(\d+)\b", re.IGNORECASE)
 _FIRST_NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)")
@@ -128,12 +136,16 @@ class _Resolver:
         if R.UNKNOWN in values:
             unknown = next(h for h in hits if h.value == R.UNKNOWN)
             if len(values) > 1:
-                self.note(f"batch is both stated and called unfixed; read as unknown ({unknown.source})")
+                self.note(
+                    f"batch is both stated and called unfixed; read as unknown ({unknown.source})"
+                )
             return None
         if len(values) > 1:
             self.note(
-                "batch stated as " + " and ".join(str(v) for v in sorted(values))
-                + "; read as unknown: " + "; ".join(h.source for h in hits[:3])
+                "batch stated as "
+                + " and ".join(str(v) for v in sorted(values))
+                + "; read as unknown: "
+                + "; ".join(h.source for h in hits[:3])
             )
             return None
         h = hits[0]
@@ -153,11 +165,15 @@ class _Resolver:
         if agg and not per:
             return Input(RateKind.AGGREGATE, f"metric: decode_tok_s, {agg[0].source}", Basis.TEXT)
         if batch is not None and batch.value > 1 and not per:
-            return Input(RateKind.AGGREGATE, f"metric: decode_tok_s at batch {batch.value}", Basis.TEXT)
+            return Input(
+                RateKind.AGGREGATE, f"metric: decode_tok_s at batch {batch.value}", Basis.TEXT
+            )
         if per:
-            return Input(RateKind.PER_SEQUENCE, f"metric: decode_tok_s, {per[0].source}", Basis.TEXT)
+            return Input(
+                RateKind.PER_SEQUENCE, f"metric: decode_tok_s, {per[0].source}", Basis.TEXT
+            )
         if batch is not None and batch.value == 1:
-            return Input(RateKind.PER_SEQUENCE, f"metric: decode_tok_s at batch 1", Basis.TEXT)
+            return Input(RateKind.PER_SEQUENCE, "metric: decode_tok_s at batch 1", Basis.TEXT)
         return Input(
             RateKind.PER_SEQUENCE,
             "metric: decode_tok_s; the text states neither a batch nor per-user (assumed one sequence)",
@@ -180,8 +196,16 @@ class _Resolver:
             if acc is not None:
                 if len(set(ids)) > 1:
                     self.note(f"accelerator_ids lists {len(set(ids))} parts; using {acc.id}")
-                return acc, Input(acc.id, f"accelerator_ids -> data/accelerators/{acc.id}.json", Basis.FIELD), None
-            self.note(f"accelerator_ids: {i!r} does not resolve in the catalogue", "accelerator_ids")
+                return (
+                    acc,
+                    Input(
+                        acc.id, f"accelerator_ids -> data/accelerators/{acc.id}.json", Basis.FIELD
+                    ),
+                    None,
+                )
+            self.note(
+                f"accelerator_ids: {i!r} does not resolve in the catalogue", "accelerator_ids"
+            )
         for name in ("name and methodology",):
             text = f"{self.text['name']} | {self.text['methodology']}"[:20_000]
             found = self.catalogue.match_accelerators(text)
@@ -191,10 +215,14 @@ class _Resolver:
             if len(found) == 1:
                 return best, Input(best.id, f"{name} names {best.name}", Basis.CATALOGUE), None
             names = ", ".join(a.name for a in found)
-            variant = f"{name} names several parts ({names}); the one with the most bandwidth is used"
+            variant = (
+                f"{name} names several parts ({names}); the one with the most bandwidth is used"
+            )
             bws = {a.bandwidth_gbps for a in found}
-            return best, Input(best.id, f"{name} names {names}; took {best.name}", Basis.ASSUMED), (
-                variant if len(bws) > 1 else None
+            return (
+                best,
+                Input(best.id, f"{name} names {names}; took {best.name}", Basis.ASSUMED),
+                (variant if len(bws) > 1 else None),
             )
         return None, None, None
 
@@ -220,8 +248,10 @@ class _Resolver:
         best = max(hits, key=lambda h: h.value)
         others = sorted({h.value for h in hits} - {best.value})
         if others:
-            self.note(f"the text names {best.value} and {', '.join(map(str, others))} accelerators; "
-                      f"the largest count is used")
+            self.note(
+                f"the text names {best.value} and {', '.join(map(str, others))} accelerators; "
+                f"the largest count is used"
+            )
         return Input(best.value, best.source, Basis.TEXT)
 
     def parallelism(self, count: Input[int]) -> Input[str] | None:
@@ -236,14 +266,22 @@ class _Resolver:
             return Input("tensor", h.source, Basis.TEXT)
         if hits:
             return Input(hits[0].value, hits[0].source, Basis.TEXT)
-        if self.text["engine_id"].lower().replace("_", "-") in ("llama-cpp", "llamacpp", "llama.cpp"):
-            return Input("pipeline", "engine_id: llama-cpp, whose multi-GPU default is a layer split "
-                         "(assumed: the text does not say -sm tensor)", Basis.ASSUMED)
+        if self.text["engine_id"].lower().replace("_", "-") in (
+            "llama-cpp",
+            "llamacpp",
+            "llama.cpp",
+        ):
+            return Input(
+                "pipeline",
+                "engine_id: llama-cpp, whose multi-GPU default is a layer split "
+                "(assumed: the text does not say -sm tensor)",
+                Basis.ASSUMED,
+            )
         return None
 
-    def bandwidth(self, acc: Accelerator | None, part: Input[str] | None) -> tuple[
-        Input[float] | None, Input[float] | None, str | None
-    ]:
+    def bandwidth(
+        self, acc: Accelerator | None, part: Input[str] | None
+    ) -> tuple[Input[float] | None, Input[float] | None, str | None]:
         """(bandwidth used, the other reading, why they differ)."""
         if p := self.pin("bandwidth_gbps"):
             return p, None, None
@@ -252,13 +290,21 @@ class _Resolver:
             stated = find((R.BANDWIDTH_RULE,), self.text, ("notes",))
         text_bw = max(stated, key=lambda h: h.value) if stated else None
         if acc is not None and acc.bandwidth_gbps is not None and part is not None:
-            cat = Input(acc.bandwidth_gbps, f"data/accelerators/{acc.id}.json: memory_bandwidth_gbps",
-                        Basis.ASSUMED if part.assumed else Basis.CATALOGUE)
-            if text_bw is None or abs(text_bw.value - acc.bandwidth_gbps) <= 0.05 * acc.bandwidth_gbps:
+            cat = Input(
+                acc.bandwidth_gbps,
+                f"data/accelerators/{acc.id}.json: memory_bandwidth_gbps",
+                Basis.ASSUMED if part.assumed else Basis.CATALOGUE,
+            )
+            if (
+                text_bw is None
+                or abs(text_bw.value - acc.bandwidth_gbps) <= 0.05 * acc.bandwidth_gbps
+            ):
                 return cat, None, None
             txt = Input(text_bw.value, text_bw.source, Basis.TEXT)
-            why = (f"the text states {text_bw.value:g} GB/s for the device, "
-                   f"{acc.id} has {acc.bandwidth_gbps:g} GB/s")
+            why = (
+                f"the text states {text_bw.value:g} GB/s for the device, "
+                f"{acc.id} has {acc.bandwidth_gbps:g} GB/s"
+            )
             return (cat, txt, why) if acc.bandwidth_gbps >= text_bw.value else (txt, cat, why)
         if acc is not None and acc.bandwidth_gbps is None:
             self.note(f"{acc.id} has no memory_bandwidth_gbps")
@@ -267,7 +313,9 @@ class _Resolver:
         return None, None, None
 
     # ------------------------------------------------------------ precision and peak
-    def precision(self, acc: Accelerator | None) -> tuple[Input[str] | None, Input[float] | None, str | None]:
+    def precision(
+        self, acc: Accelerator | None
+    ) -> tuple[Input[str] | None, Input[float] | None, str | None]:
         """(compute precision, dense peak TFLOPS per device, precision with only sparse rows)."""
         named: list[Hit[str]] = []
         if p := self.pin("compute_precision"):
@@ -297,17 +345,36 @@ class _Resolver:
         if candidates:
             peak, prec, h = max(candidates, key=lambda c: c[0])
             basis = Basis.PIN if h.rule == "pin" else Basis.TEXT
-            return (Input(prec, h.source, basis),
-                    Input(peak, f"data/accelerators/{acc.id}.json: largest dense {prec} row", Basis.CATALOGUE),
-                    sparse_only)
+            return (
+                Input(prec, h.source, basis),
+                Input(
+                    peak,
+                    f"data/accelerators/{acc.id}.json: largest dense {prec} row",
+                    Basis.CATALOGUE,
+                ),
+                sparse_only,
+            )
         best = acc.best_dense()
         if best is None:
             return None, None, sparse_only
-        why = (f"{named[0].source} names {named[0].value}, which {acc.id} has no dense row for"
-               if named else "no compute precision is named")
-        return (Input(best.precision, f"{why}; the part's highest dense peak is used (assumed)", Basis.ASSUMED),
-                Input(best.tflops, f"data/accelerators/{acc.id}.json: dense {best.precision} row", Basis.ASSUMED),
-                sparse_only)
+        why = (
+            f"{named[0].source} names {named[0].value}, which {acc.id} has no dense row for"
+            if named
+            else "no compute precision is named"
+        )
+        return (
+            Input(
+                best.precision,
+                f"{why}; the part's highest dense peak is used (assumed)",
+                Basis.ASSUMED,
+            ),
+            Input(
+                best.tflops,
+                f"data/accelerators/{acc.id}.json: dense {best.precision} row",
+                Basis.ASSUMED,
+            ),
+            sparse_only,
+        )
 
     def format_precision(self) -> Hit[str] | None:
         fmt = self.record.get("format_id")
@@ -323,7 +390,9 @@ class _Resolver:
             return Hit("fp4", "format", src)
         if m:
             a = int(m[2])
-            return Hit({16: "fp16", 8: "int8", 4: "fp4"}.get(a, "fp16"), "format", f"{src}: bits {q.bits}")
+            return Hit(
+                {16: "fp16", 8: "int8", 4: "fp4"}.get(a, "fp16"), "format", f"{src}: bits {q.bits}"
+            )
         return Hit("fp16", "format", f"{src} (weight-only: computes in FP16)")
 
     # ------------------------------------------------------------ model and bytes
@@ -351,8 +420,12 @@ class _Resolver:
         if total is None and len(totals) == 1:
             total = Input(sizes[0].value[0], sizes[0].source, Basis.TEXT)
         elif total is None and len(totals) > 1:
-            self.note("model names " + ", ".join(f"{t:g}B" for t in sorted(totals))
-                      + ": which one ran is not clear", "model")
+            self.note(
+                "model names "
+                + ", ".join(f"{t:g}B" for t in sorted(totals))
+                + ": which one ran is not clear",
+                "model",
+            )
             return None, None
         if active is None:
             act = [h for h in sizes if h.value[1] is not None]
@@ -367,10 +440,17 @@ class _Resolver:
             elif total is not None:
                 # active <= total: the total is an upper bound, so a roof from it is a lower
                 # bound. A record under it is under the real roof; one over it is only suspect.
-                active = Input(total.value, f"{total.source}: a mixture of experts whose active "
-                               "parameters are not stated (bounded by the total)", Basis.ASSUMED)
-                self.note("the model is a mixture of experts and its active parameters are not "
-                          "stated: its roofs use the total as an upper bound", "model")
+                active = Input(
+                    total.value,
+                    f"{total.source}: a mixture of experts whose active "
+                    "parameters are not stated (bounded by the total)",
+                    Basis.ASSUMED,
+                )
+                self.note(
+                    "the model is a mixture of experts and its active parameters are not "
+                    "stated: its roofs use the total as an upper bound",
+                    "model",
+                )
         return total, active
 
     def bits(self) -> Input[float] | None:
@@ -378,13 +458,19 @@ class _Resolver:
         if isinstance(fmt, str) and fmt:
             q = self.catalogue.quantization.get(fmt)
             if q is None:
-                self.note(f"format_id {fmt!r} does not resolve in data/quantization/: "
-                          f"bits per weight are not taken from it", "format_id")
+                self.note(
+                    f"format_id {fmt!r} does not resolve in data/quantization/: "
+                    f"bits per weight are not taken from it",
+                    "format_id",
+                )
             else:
                 b = _bits_of(q.bits)
                 if b is not None:
-                    return Input(b, f"format_id -> data/quantization/{q.id}.json: bits {q.bits!r}",
-                                 Basis.CATALOGUE)
+                    return Input(
+                        b,
+                        f"format_id -> data/quantization/{q.id}.json: bits {q.bits!r}",
+                        Basis.CATALOGUE,
+                    )
                 self.note(f"data/quantization/{q.id}.json: bits {q.bits!r} is not a number of bits")
         named = self.named_format()
         if named is not None:
@@ -394,7 +480,11 @@ class _Resolver:
             return Input(min(h.value for h in hits), hits[0].source, Basis.TEXT)
         words = find((R.PRECISION_RULE,), self.text, ("model", "unit", "methodology"))
         widths = [(_PRECISION_BITS.get(_PRECISION.get(h.value, h.value)), h) for h in words]
-        widths = [(b, h) for b, h in widths if b is not None and h.value not in ("w8a8", "w4a16", "w4a8", "w4a4")]
+        widths = [
+            (b, h)
+            for b, h in widths
+            if b is not None and h.value not in ("w8a8", "w4a16", "w4a8", "w4a4")
+        ]
         if widths:
             b, h = min(widths, key=lambda w: w[0] or 0.0)
             return Input(float(b or 0), h.source, Basis.TEXT)
@@ -408,46 +498,69 @@ class _Resolver:
             q = self.catalogue.quantization.get(qid)
             b = _bits_of(q.bits) if q else None
             if q is not None and b is not None:
-                return Input(b, f'model names {m[1]} -> data/quantization/{q.id}.json: bits {q.bits!r}',
-                             Basis.CATALOGUE)
+                return Input(
+                    b,
+                    f"model names {m[1]} -> data/quantization/{q.id}.json: bits {q.bits!r}",
+                    Basis.CATALOGUE,
+                )
         return None
 
-    def weight_bytes(self, total: Input[float] | None, bits: Input[float] | None) -> Input[float] | None:
+    def weight_bytes(
+        self, total: Input[float] | None, bits: Input[float] | None
+    ) -> Input[float] | None:
         if p := self.pin("weight_bytes"):
             return p
         hits = find(R.WEIGHT_SIZE_RULES[:1], self.text, ("model",))
         hits += find(R.WEIGHT_SIZE_RULES[1:], self.text, ("methodology", "notes"))
         if hits:
-            sizes = sorted(((v * unit_factor(u), h) for h in hits for v, u in [h.value]), key=lambda s: s[0])
+            sizes = sorted(
+                ((v * unit_factor(u), h) for h in hits for v, u in [h.value]), key=lambda s: s[0]
+            )
             n, h = sizes[0]
             if len({s for s, _ in sizes}) > 1:
-                self.note("several weight sizes are stated; the smallest is used: "
-                          + "; ".join(x.source for _, x in sizes[:3]))
+                self.note(
+                    "several weight sizes are stated; the smallest is used: "
+                    + "; ".join(x.source for _, x in sizes[:3])
+                )
             return Input(n, f"{h.source} = {n / GB:.4g} GB", Basis.TEXT)
         if total is not None and bits is not None:
             n = total.value * 1e9 * bits.value / 8
-            return Input(n, f"params {total.value:g}B x {bits.value:g} bits / 8 = {n / GB:.4g} GB",
-                         Basis.ASSUMED if total.assumed or bits.assumed else Basis.DERIVED)
+            return Input(
+                n,
+                f"params {total.value:g}B x {bits.value:g} bits / 8 = {n / GB:.4g} GB",
+                Basis.ASSUMED if total.assumed or bits.assumed else Basis.DERIVED,
+            )
         bound = find((R.WEIGHT_BOUND_RULE,), self.text, ("methodology", "unit"))
         if bound:
             v, u = bound[0].value
             n = v * unit_factor(u)
-            return Input(n, f"{bound[0].source}: at most {n / GB:.4g} GB of weights (a footprint "
-                         "bounds the weights from above)", Basis.ASSUMED)
+            return Input(
+                n,
+                f"{bound[0].source}: at most {n / GB:.4g} GB of weights (a footprint "
+                "bounds the weights from above)",
+                Basis.ASSUMED,
+            )
         return None
 
-    def active_bytes(self, weight: Input[float] | None, total: Input[float] | None,
-                     active: Input[float] | None) -> Input[float] | None:
+    def active_bytes(
+        self, weight: Input[float] | None, total: Input[float] | None, active: Input[float] | None
+    ) -> Input[float] | None:
         if p := self.pin("bytes_per_token"):
             return p
         if weight is None or total is None or active is None:
             return None
         if active.value >= total.value:
-            return Input(weight.value, "weight bytes (dense: every weight is read per token)",
-                         weight.basis if weight.basis is Basis.ASSUMED else Basis.DERIVED)
+            return Input(
+                weight.value,
+                "weight bytes (dense: every weight is read per token)",
+                weight.basis if weight.basis is Basis.ASSUMED else Basis.DERIVED,
+            )
         n = weight.value * active.value / total.value
-        return Input(n, f"weight bytes x {active.value:g}/{total.value:g} active = {n / GB:.4g} GB",
-                     Basis.ASSUMED if weight.assumed or active.assumed else Basis.DERIVED)
+        return Input(
+            n,
+            f"weight bytes x {active.value:g}/{total.value:g} active = {n / GB:.4g} GB",
+            Basis.ASSUMED if weight.assumed or active.assumed else Basis.DERIVED,
+        )
 
     def speculative(self) -> tuple[Input[str] | None, Input[float] | None]:
         hits = find((R.SPECULATIVE_RULE,), self.text, ("name", "model", "unit", "methodology"))

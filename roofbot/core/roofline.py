@@ -27,8 +27,10 @@ def effective_bandwidth(inp: Inputs, bw: float) -> tuple[float, str, tuple[tuple
         return bw, f"{bw:g} GB/s (pipeline: one stage streams at a time)", ()
     if split == "tensor":
         return bw * n, f"{n} x {bw:g} GB/s (tensor parallel)", ()
-    return bw * n, f"{n} x {bw:g} GB/s (split unknown; pipeline would be {bw:g} GB/s)", (
-        ("pipeline", bw),
+    return (
+        bw * n,
+        f"{n} x {bw:g} GB/s (split unknown; pipeline would be {bw:g} GB/s)",
+        (("pipeline", bw),),
     )
 
 
@@ -47,18 +49,23 @@ def memory_roof(inp: Inputs, value: float) -> RoofCheck | None:
     why = None
     if inp.speculative is not None:
         if inp.tokens_per_step is None:
-            why = (f"speculative decoding ({inp.speculative.value}) with no stated accepted tokens "
-                   "per step: one sequence may emit several tokens per weight pass")
+            why = (
+                f"speculative decoding ({inp.speculative.value}) with no stated accepted tokens "
+                "per step: one sequence may emit several tokens per weight pass"
+            )
         else:
             ceiling *= inp.tokens_per_step.value
-            formula += f" x {inp.tokens_per_step.value:g} accepted tokens per step = {ceiling:.2f} tok/s"
+            formula += (
+                f" x {inp.tokens_per_step.value:g} accepted tokens per step = {ceiling:.2f} tok/s"
+            )
     assumed = _assumed(
         ("count", inp.count), ("bandwidth_gbps", inp.bandwidth_gbps), ("part", inp.part),
         ("active_bytes", inp.active_bytes), ("weight_bytes", inp.weight_bytes),
         ("parallelism", inp.parallelism), ("rate", inp.rate),
     )  # fmt: skip
-    return RoofCheck(CheckId.MEMORY, why is None, ceiling, value, formula, why, assumed,
-                     tuple(alternatives))
+    return RoofCheck(
+        CheckId.MEMORY, why is None, ceiling, value, formula, why, assumed, tuple(alternatives)
+    )
 
 
 def compute_roof(inp: Inputs, value: float) -> RoofCheck | None:
@@ -68,8 +75,10 @@ def compute_roof(inp: Inputs, value: float) -> RoofCheck | None:
     flops = n * inp.peak_tflops.value * 1e12
     ceiling = flops / (2 * inp.active_params_b.value * 1e9)
     prec = inp.compute_precision.value if inp.compute_precision else "?"
-    formula = (f"{n} x {inp.peak_tflops.value:g} TFLOPS ({prec}) / (2 x {inp.active_params_b.value:g}B "
-               f"active) = {ceiling:.2f} tok/s")
+    formula = (
+        f"{n} x {inp.peak_tflops.value:g} TFLOPS ({prec}) / (2 x {inp.active_params_b.value:g}B "
+        f"active) = {ceiling:.2f} tok/s"
+    )
     assumed = _assumed(
         ("count", inp.count), ("compute_precision", inp.compute_precision),
         ("peak_tflops", inp.peak_tflops), ("active_params_b", inp.active_params_b),
@@ -102,7 +111,19 @@ def checks(inp: Inputs, value: float) -> tuple[RoofCheck, ...]:
     elif rate is RateKind.AGGREGATE:
         why = "aggregate at an unknown batch: the batch-1 roof does not bound it"
     else:
-        why = "prefill processes the prompt in parallel: the weight stream is not read once per token"
-    out.append(RoofCheck(CheckId.MEMORY, False, mem.ceiling, value, mem.formula, why, mem.assumed,
-                         mem.alternatives))
+        why = (
+            "prefill processes the prompt in parallel: the weight stream is not read once per token"
+        )
+    out.append(
+        RoofCheck(
+            CheckId.MEMORY,
+            False,
+            mem.ceiling,
+            value,
+            mem.formula,
+            why,
+            mem.assumed,
+            mem.alternatives,
+        )
+    )
     return tuple(out)

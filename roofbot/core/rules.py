@@ -10,20 +10,21 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
 
 UNKNOWN = -1
 """A batch rule's value for text that says the batch is not one fixed number."""
 
 
 @dataclass(frozen=True)
-class Rule(Generic[T]):
+class Rule(Generic[T_co]):
     """A named pattern. `read` turns a match into the value; `examples` pair a real phrase
     with the value it must give; `rejects` are real phrases it must not match at all."""
 
     name: str
     pattern: re.Pattern[str]
-    read: Callable[[re.Match[str]], T]
-    examples: tuple[tuple[str, T], ...]
+    read: Callable[[re.Match[str]], T_co]
+    examples: tuple[tuple[str, T_co], ...]
     rejects: tuple[str, ...] = ()
 
 
@@ -99,7 +100,9 @@ BATCH_RULES: tuple[Rule[int], ...] = (
     ),
     Rule(
         "single-stream",
-        _re(r"\bsingle[- ](?:stream|user|request|sequence)\b|\bone user at a time\b|\bno batching\b"),
+        _re(
+            r"\bsingle[- ](?:stream|user|request|sequence)\b|\bone user at a time\b|\bno batching\b"
+        ),
         _const(1),
         (
             ("tok/s decode, single stream (one user at a time)", 1),
@@ -200,7 +203,9 @@ COUNT_RULES: tuple[Rule[int], ...] = (
 
 PER_DEVICE_RULE: Rule[int] = Rule(
     "per-device-unit",
-    _re(r"\bper[- ](?:GPU|accelerator|device|card|chip)\b(?!\s*(?:power\s+)?(?:cap|limit|TDP|power))"),
+    _re(
+        r"\bper[- ](?:GPU|accelerator|device|card|chip)\b(?!\s*(?:power\s+)?(?:cap|limit|TDP|power))"
+    ),
     _const(1),
     (
         ("output tokens/s per GPU (aggregate across concurrent requests)", 1),
@@ -245,7 +250,9 @@ PARALLELISM_RULES: tuple[Rule[str], ...] = (
     ),
     Rule(
         "pipeline",
-        _re(r"(?<![\w-])-sm\s+layer\b|\blayer[- ]split\b|\bpipeline[- ]parallel\w*|(?<![\w-])PP\s*=?\s*\d+\b"),
+        _re(
+            r"(?<![\w-])-sm\s+layer\b|\blayer[- ]split\b|\bpipeline[- ]parallel\w*|(?<![\w-])PP\s*=?\s*\d+\b"
+        ),
         _const("pipeline"),
         (
             ("llama-server -sm layer across both cards", "pipeline"),
@@ -259,10 +266,15 @@ PARALLELISM_RULES: tuple[Rule[str], ...] = (
 # ---------------------------------------------------------------- rate kind
 AGGREGATE_RULE: Rule[str] = Rule(
     "aggregate-words",
-    _re(r"\baggregate\b|\btotal (?:token )?throughput\b|\bsummed over\b|\bacross (?:all )?(?:in-flight |concurrent )?requests\b"),
+    _re(
+        r"\baggregate\b|\btotal (?:token )?throughput\b|\bsummed over\b|\bacross (?:all )?(?:in-flight |concurrent )?requests\b"
+    ),
     _const("aggregate"),
     (
-        ("decode tokens/s per GPU (aggregate decode throughput per GPU across the rack)", "aggregate"),
+        (
+            "decode tokens/s per GPU (aggregate decode throughput per GPU across the rack)",
+            "aggregate",
+        ),
         ("tok/s (total token throughput)", "aggregate"),
     ),
     rejects=("tok/s (tg64, mean of two interleaved runs: 61.97 and 61.34)",),
@@ -270,7 +282,9 @@ AGGREGATE_RULE: Rule[str] = Rule(
 
 PER_USER_RULE: Rule[str] = Rule(
     "per-user-words",
-    _re(r"(?<!not )\bper[- ](?:user|request|sequence)\b|\bsingle[- ](?:stream|user)\b|\bone user\b"),
+    _re(
+        r"(?<!not )\bper[- ](?:user|request|sequence)\b|\bsingle[- ](?:stream|user)\b|\bone user\b"
+    ),
     _const("per-sequence"),
     (
         ("PER-REQUEST decode throughput, batch 1, single stream", "per-sequence"),
@@ -305,8 +319,10 @@ SPECULATIVE_RULE: Rule[str] = Rule(
 
 TOKENS_PER_STEP_RULE: Rule[float] = Rule(
     "tokens-per-step",
-    _re(r"(\d+(?:\.\d+)?)\s*(?:accepted tokens per (?:step|forward pass)|tokens per step)\b"
-        r"|\bacceptance length\s*(?:of|=|:)?\s*(\d+(?:\.\d+)?)"),
+    _re(
+        r"(\d+(?:\.\d+)?)\s*(?:accepted tokens per (?:step|forward pass)|tokens per step)\b"
+        r"|\bacceptance length\s*(?:of|=|:)?\s*(\d+(?:\.\d+)?)"
+    ),
     lambda m: float(m[1] or m[2]),
     (("mean acceptance length 2.4 on prose", 2.4), ("3.1 accepted tokens per step", 3.1)),
     rejects=("128 tokens generated after a 2048-token prompt",),
@@ -332,7 +348,9 @@ WEIGHT_SIZE_RULES: tuple[Rule[tuple[float, str]], ...] = (
     Rule(
         "size-of-weights",
         re.compile(
-            _NOT_APPROX + _SIZE + r"\s+of\s+(?:FP16\s+|BF16\s+)?weights\b"
+            _NOT_APPROX
+            + _SIZE
+            + r"\s+of\s+(?:FP16\s+|BF16\s+)?weights\b"
             + r"|\bweights?\s*(?:are|is|of|=|:)\s*"
             + _NOT_APPROX
             + _SIZE
@@ -383,7 +401,9 @@ BANDWIDTH_RULE: Rule[float] = Rule(
         r"|\b(\d+(?:\.\d+)?)\s?(GB/s|TB/s)\s+(?:memory\s+)?bandwidth\b"
         r"|\bbandwidth\s+(?:of|is|=|:)\s*(\d+(?:\.\d+)?)\s?(GB/s|TB/s)"
     ),
-    lambda m: float(m[1] or m[3] or m[5]) * (1000.0 if (m[2] or m[4] or m[6]).upper() == "TB/S" else 1.0),
+    lambda m: (
+        float(m[1] or m[3] or m[5]) * (1000.0 if (m[2] or m[4] or m[6]).upper() == "TB/S" else 1.0)
+    ),
     (
         ("RTX PRO 6000 Blackwell with 96GB GDDR7 at 1792 GB/s", 1792.0),
         ("M4 Max with 128GB unified memory at 546 GB/s", 546.0),
@@ -411,7 +431,9 @@ GGUF_TYPE_RULE: Rule[str] = Rule(
 
 PRECISION_RULE: Rule[str] = Rule(
     "precision-word",
-    _re(r"(?<![a-z0-9])(NVFP4|MXFP4|FP4|FP6|FP8|BF16|FP16|FP32|INT8|INT4|W8A8|W4A16|W4A8|W4A4)(?![a-z0-9])"),
+    _re(
+        r"(?<![a-z0-9])(NVFP4|MXFP4|FP4|FP6|FP8|BF16|FP16|FP32|INT8|INT4|W8A8|W4A16|W4A8|W4A4)(?![a-z0-9])"
+    ),
     lambda m: m[1].lower(),
     (
         ("MPT-7B (FP16)", "fp16"),
@@ -427,7 +449,10 @@ BITS_RULE: Rule[float] = Rule(
     _re(r"(?<![\w.])(\d+(?:\.\d+)?)[- ]?bit\b(?![- ]?(?:memory|bus|interface))"),
     lambda m: float(m[1]),
     (
-        ("MLX-LM Metal backend, batch size 1, 512 token prompt, 128 token output, 4-bit quantization", 4.0),
+        (
+            "MLX-LM Metal backend, batch size 1, 512 token prompt, 128 token output, 4-bit quantization",
+            4.0,
+        ),
         ("Qwen3-30B-A3B-Instruct-2507 (MLX 4-bit, mlx-community repo)", 4.0),
     ),
     rejects=("8192-bit memory interface", "256-bit bus"),
@@ -489,7 +514,7 @@ ALL_RULES: tuple[Rule[object], ...] = (  # every rule, for the tests that run th
     PARAMS_RULE,
     ACTIVE_RULE,
     MOE_RULE,
-)  # type: ignore[assignment]
+)
 
 # ---------------------------------------------------------------- a figure derived, not measured
 DERIVED_RULE: Rule[str] = Rule(
@@ -512,4 +537,4 @@ DERIVED_RULE: Rule[str] = Rule(
     ),
 )
 
-ALL_RULES = (*ALL_RULES, DERIVED_RULE)  # type: ignore[assignment]
+ALL_RULES = (*ALL_RULES, DERIVED_RULE)

@@ -80,10 +80,16 @@ def _explain_per_user(ctx: TrapContext) -> str:
     s = _per_user_mismatch(ctx)
     if s is None:
         return ""
-    agg, per = (ctx.value, s.value) if ctx.inputs.rate.value is RateKind.AGGREGATE else (s.value, ctx.value)
+    agg, per = (
+        (ctx.value, s.value)
+        if ctx.inputs.rate.value is RateKind.AGGREGATE
+        else (s.value, ctx.value)
+    )
     b = _batch(ctx)
-    return (f"{s.id} is the same run's other convention: aggregate {agg:g} should be per-user "
-            f"{per:g} x batch {b} = {per * (b or 0):g} (within 2%); one of the two is mislabelled")
+    return (
+        f"{s.id} is the same run's other convention: aggregate {agg:g} should be per-user "
+        f"{per:g} x batch {b} = {per * (b or 0):g} (within 2%); one of the two is mislabelled"
+    )
 
 
 def _explain_variant(ctx: TrapContext) -> str:
@@ -92,9 +98,11 @@ def _explain_variant(ctx: TrapContext) -> str:
     if m is not None and ctx.inputs.other_bandwidth_gbps is not None:
         alt = dict(m.alternatives).get(f"{ctx.inputs.other_bandwidth_gbps.value:g} GB/s")
         if alt:
-            other = (f": under {ctx.inputs.other_bandwidth_gbps.value:g} GB/s the memory roof is "
-                     f"{alt:.2f} tok/s and the record sits at {100 * ctx.value / alt:.1f}%")
-    return (f"{ctx.inputs.variant}; the larger bandwidth is used unless pinned{other}")
+            other = (
+                f": under {ctx.inputs.other_bandwidth_gbps.value:g} GB/s the memory roof is "
+                f"{alt:.2f} tok/s and the record sits at {100 * ctx.value / alt:.1f}%"
+            )
+    return f"{ctx.inputs.variant}; the larger bandwidth is used unless pinned{other}"
 
 
 TRAPS: tuple[Trap, ...] = (
@@ -123,10 +131,12 @@ TRAPS: tuple[Trap, ...] = (
             f"a mixture of experts reads only its active weights per token "
             f"({ctx.inputs.active_params_b.value:g}B of {ctx.inputs.params_b.value:g}B): "
             "a total-weight roof would be the wrong divisor"
-            if ctx.inputs.active_params_b and ctx.inputs.params_b else ""
+            if ctx.inputs.active_params_b and ctx.inputs.params_b
+            else ""
         ),
         lambda ctx: bool(
-            ctx.inputs.active_params_b and ctx.inputs.params_b
+            ctx.inputs.active_params_b
+            and ctx.inputs.params_b
             and ctx.inputs.active_params_b.value < ctx.inputs.params_b.value
         ),
     ),

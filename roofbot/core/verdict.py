@@ -24,20 +24,26 @@ def lacks(inp: Inputs) -> tuple[str, ...]:
     """What no roof could be computed without, worded as what to add to the record."""
     out = []
     if inp.part is None and inp.bandwidth_gbps is None:
-        out.append("accelerator: accelerator_ids is empty or unresolved and the text names no "
-                   "catalogue part or device bandwidth")
+        out.append(
+            "accelerator: accelerator_ids is empty or unresolved and the text names no "
+            "catalogue part or device bandwidth"
+        )
     elif inp.bandwidth_gbps is None:
         out.append("bandwidth: the part has no memory_bandwidth_gbps")
     if inp.active_bytes is None:
         if inp.weight_bytes is None and inp.params_b is None:
-            out.append("model size: `model` matches no data/models/ record and states no size "
-                       "(\"70B\") or weight bytes (\"17.5 GB\")")
+            out.append(
+                "model size: `model` matches no data/models/ record and states no size "
+                '("70B") or weight bytes ("17.5 GB")'
+            )
         elif inp.weight_bytes is None:
             out.append("weight bytes: no format_id with bits, no precision named, no size stated")
         else:
             out.append("active parameters: the model is a mixture of experts with no active count")
     if inp.peak_tflops is None:
-        out.append("peak FLOPS: the part has no dense flops rows" if inp.part else "peak FLOPS: no part")
+        out.append(
+            "peak FLOPS: the part has no dense flops rows" if inp.part else "peak FLOPS: no part"
+        )
     if inp.rate.value is RateKind.AGGREGATE and inp.batch is None:
         out.append("batch: an aggregate needs a stated batch for a memory roof")
     if inp.speculative is not None and inp.tokens_per_step is None:
@@ -45,9 +51,9 @@ def lacks(inp: Inputs) -> tuple[str, ...]:
     return tuple(out)
 
 
-def decide(inp: Inputs, checks: tuple[RoofCheck, ...], traps: tuple[str, ...]) -> tuple[
-    Verdict, tuple[Message, ...]
-]:
+def decide(
+    inp: Inputs, checks: tuple[RoofCheck, ...], traps: tuple[str, ...]
+) -> tuple[Verdict, tuple[Message, ...]]:
     applied = [c for c in checks if c.applies]
     if not applied:
         return Verdict.UNCHECKED, (Message("info", "no roof applies: " + "; ".join(lacks(inp))),)
@@ -55,23 +61,28 @@ def decide(inp: Inputs, checks: tuple[RoofCheck, ...], traps: tuple[str, ...]) -
     stated = [c for c in over if not c.assumed]
     if stated:
         worst = max(stated, key=lambda c: c.percent)
-        return Verdict.VIOLATION, (Message(
-            "error",
-            f"{worst.value:g} tok/s is {worst.percent:.1f}% of its {worst.check.value} "
-            f"({worst.ceiling:.2f} tok/s), and every input that makes it so is stated, resolved or "
-            "pinned",
-        ),)
+        return Verdict.VIOLATION, (
+            Message(
+                "error",
+                f"{worst.value:g} tok/s is {worst.percent:.1f}% of its {worst.check.value} "
+                f"({worst.ceiling:.2f} tok/s), and every input that makes it so is stated, resolved or "
+                "pinned",
+            ),
+        )
     if over:
         worst = max(over, key=lambda c: c.percent)
         assumed = ", ".join(_INPUT_WORDS.get(a, a) for a in worst.assumed)
-        return Verdict.SUSPECT, (Message(
-            "warning",
-            f"{worst.percent:.1f}% of its {worst.check.value}, but only through assumed input(s): "
-            f"{assumed}; state them in the record or pin them",
-        ),)
+        return Verdict.SUSPECT, (
+            Message(
+                "warning",
+                f"{worst.percent:.1f}% of its {worst.check.value}, but only through assumed input(s): "
+                f"{assumed}; state them in the record or pin them",
+            ),
+        )
     if "bandwidth-derived-figure" in traps:
         mem = next((c for c in applied if c.check is CheckId.MEMORY), None)
         where = f" ({mem.percent:.1f}% of its memory roof)" if mem else ""
-        return Verdict.SUSPECT, (Message(
-            "warning", f"looks derived from bandwidth rather than measured{where}"),)
+        return Verdict.SUSPECT, (
+            Message("warning", f"looks derived from bandwidth rather than measured{where}"),
+        )
     return Verdict.PASS, ()

@@ -22,7 +22,7 @@ def _value(v: object) -> object:
     if isinstance(v, float):
         return _num(v, 6)
     if hasattr(v, "value") and not isinstance(v, int | str):  # enums
-        return v.value  # type: ignore[attr-defined]
+        return v.value
     return v
 
 

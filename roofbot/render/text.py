@@ -40,7 +40,12 @@ def record_lines(r: RecordResult, color: bool, verbose: bool = False) -> list[st
     where = f"{b.percent:6.1f}% of {b.check.value}" if b else " " * 7 + "-"
     head = f"{_verdict(r.verdict, color)} {where:<28} {_clean(r.id, 90)}"
     lines = [head]
-    show = verbose or r.verdict in (Verdict.ERROR, Verdict.VIOLATION, Verdict.SUSPECT, Verdict.UNCHECKED)
+    show = verbose or r.verdict in (
+        Verdict.ERROR,
+        Verdict.VIOLATION,
+        Verdict.SUSPECT,
+        Verdict.UNCHECKED,
+    )
     if show:
         for m in r.messages[:3]:
             lines.append(f"          {_clean(m.text, 200)}")
@@ -58,20 +63,26 @@ def render_text(report: Report, color: bool = False, verbose: bool = False) -> s
         out += record_lines(r, color, verbose)
     if deprecated:
         out.append("")
-        out.append(f"deprecated records ({len(deprecated)}, reported apart"
-                   f"{'' if report.deprecated_fail else ', never fail the run'}):")
+        out.append(
+            f"deprecated records ({len(deprecated)}, reported apart"
+            f"{'' if report.deprecated_fail else ', never fail the run'}):"
+        )
         for r in deprecated:
             out += record_lines(r, color, verbose)
     out.append("")
     counts = ", ".join(f"{report.count(v)} {v.value}" for v in Verdict if report.count(v))
     out.append(f"{len(report.records)} records: {counts}")
-    out.append(f"coverage: {report.checked} of {report.token_rate_records} token-rate records "
-               "get an applied roof")
+    out.append(
+        f"coverage: {report.checked} of {report.token_rate_records} token-rate records "
+        "get an applied roof"
+    )
     cal = report.calibration
     if cal.ran:
         state = "ok" if cal.ok else "FAILED"
-        out.append(f"calibration: {state} ({sum(e.ok for e in cal.entries)}/{len(cal.entries)} "
-                   f"within {cal.tolerance_pp:g} pp)")
+        out.append(
+            f"calibration: {state} ({sum(e.ok for e in cal.entries)}/{len(cal.entries)} "
+            f"within {cal.tolerance_pp:g} pp)"
+        )
         for e in cal.entries:
             if not e.ok:
                 out.append(f"  MISS {e.id} {e.check}: {_clean(e.why or '', 400)}")
@@ -85,8 +96,10 @@ def explain_record(r: RecordResult) -> str:
     """The arithmetic step by step, each input with its provenance, as on paper."""
     out = [f"{r.id}  ({r.path})", f"  verdict: {r.verdict.value}"]
     if r.metric:
-        out.append(f"  metric:  {r.metric} = {r.value if r.value is not None else '?'} "
-                   f"[{_clean(r.unit or '', 100)}]")
+        out.append(
+            f"  metric:  {r.metric} = {r.value if r.value is not None else '?'} "
+            f"[{_clean(r.unit or '', 100)}]"
+        )
     if r.inputs:
         out.append("  inputs:")
         width = max(len(n) for n, _ in r.inputs)
@@ -94,7 +107,11 @@ def explain_record(r: RecordResult) -> str:
             val = i.value.value if hasattr(i.value, "value") else i.value
             if isinstance(val, float):
                 val = f"{val:.6g}"
-            tag = "" if i.basis.value in ("field", "catalogue", "text", "derived") else f" [{i.basis.value}]"
+            tag = (
+                ""
+                if i.basis.value in ("field", "catalogue", "text", "derived")
+                else f" [{i.basis.value}]"
+            )
             out.append(f"    {name:<{width}}  {val}{tag}")
             out.append(f"    {'':<{width}}  from {_clean(i.source, 200)}")
     if r.checks:
