@@ -1,0 +1,67 @@
+# roofbot: roofline guard for LLM-inference benchmark records, as a GitHub Docker container action.
+# One image serves every subcommand: the action runs `roofbot pr` (the default CMD, or `args:` in
+# action.yml); `docker run IMAGE check --repo DIR --format json` checks a records repository.
+#
+# Base image: pinned by tag, not by digest. The project's CI has no registry access, so it builds
+# this unchanged file on a local stand-in tagged python:3.12-slim (scripts/container.sh base) and
+# a digest could not be checked there. To pin for a release, append @sha256:<digest> to both FROM
+# lines (`docker buildx imagetools inspect python:3.12-slim` prints it).
+#
+# No USER instruction: GitHub runs Docker actions as root (its docs say not to set USER) and mounts
+# the workspace owned by the runner's user. The layout is non-root-safe all the same: everything is
+# installed world-readable in the interpreter's own prefix, git's settings are system-wide, and
+# nothing is written under $HOME, so `--user 65534` works too.
+
+# --- build: the roofbot wheel, with a hash-pinned build backend that never reaches the runtime ---
+FROM python:3.12-slim AS build
+WORKDIR /src
+COPY scripts/container/build-requirements.lock /tmp/build-requirements.lock
+RUN pip install --no-cache-dir --require-hashes -r /tmp/build-requirements.lock
+# Only what the wheel needs; hatchling force-includes templates/ into roofbot/templates.
+COPY pyproject.toml README.md ./
+COPY roofbot/ roofbot/
+COPY templates/ templates/
+RUN pip wheel --no-cache-dir --no-deps --no-build-isolation --wheel-dir /dist .
+
+# --- runtime --------------------------------------------------------------------------------------
+FROM python:3.12-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1
+
+# git: roofbot reads the records repository's history. The workspace is mounted with another
+# owner in Actions, so every directory is declared safe, system-wide (any user, no $HOME needed).
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends git \
+ && apt-get clean \
+ && rm -rf /var/lib/apt/lists/* \
+ && git config --system --add safe.directory '*'
+
+# Runtime dependencies, pinned with hashes (requirements.lock: `scripts/container.sh lock`),
+# in their own layer so that source changes don't reinstall them.
+COPY requirements.lock /tmp/requirements.lock
+RUN pip install --no-cache-dir --require-hashes -r /tmp/requirements.lock \
+ && rm /tmp/requirements.lock
+
+COPY --from=build /dist/ /tmp/dist/
+RUN pip install --no-cache-dir --no-deps /tmp/dist/*.whl \
+ && rm -rf /tmp/dist \
+ && roofbot --help >/dev/null
+
+WORKDIR /github/workspace
+
+# Last, so that a new revision does not invalidate the cached layers above.
+# (scripts/container.sh build passes both from pyproject.toml and git.)
+ARG VERSION=0.1.0
+ARG REVISION=unknown
+LABEL org.opencontainers.image.title="roofbot" \
+      org.opencontainers.image.description="Roofline guard for repositories of LLM-inference benchmark records: no number physics forbids, no false alarms." \
+      org.opencontainers.image.licenses="MIT" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.base.name="docker.io/library/python:3.12-slim"
+
+# On PATH (pip puts console scripts in the interpreter's bin folder), not a hard-coded path.
+ENTRYPOINT ["roofbot"]
+CMD ["pr"]

