@@ -119,6 +119,8 @@ def chart_label(value: object, limit: int = 24) -> Safe:
 
 def num(value: object, places: int = 2) -> Safe:
     """A number for display: thousands separators, trailing zeros trimmed."""
+    if value is None:
+        return Safe("–")
     if isinstance(value, bool) or not isinstance(value, int | float):
         return md(value)
     if isinstance(value, float) and not math.isfinite(value):

@@ -1,0 +1,604 @@
+"""`roofbot pr`: the GitHub Action. Reads the Actions environment and the pull-request event,
+finds the changed records (git when base and head are in the workspace, else the API), checks
+them on the PR's version of the tree with the base branch's policy, and reports: one sticky
+comment, a `roofcheck` commit status (pending first, final in a `finally`), the job summary,
+annotations and step outputs. Nothing from the PR is executed."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import sys
+import tempfile
+import traceback
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, TextIO
+
+from roofbot.adapters import actions as A
+from roofbot.adapters.git import (
+    GitTree,
+    catalogue_kind,
+    changed_files,
+    dependents,
+    has_commit,
+    matches_any,
+)
+from roofbot.adapters.jsonfile import MAX_BYTES
+from roofbot.adapters.repo import CONFIG_NAME, Repository, load_config_text
+from roofbot.adapters.schemas import Schemas
+from roofbot.adapters.tree import FolderTree, Tree, TreeError
+from roofbot.changes import Changes, FileChange, InstrumentChange
+from roofbot.core.config import Config, ConfigError
+from roofbot.core.results import Report, Verdict
+from roofbot.engine import run_check
+from roofbot.links import gotcha_paths
+from roofbot.render import json_report
+from roofbot.render.markdown import MARKER, render_report
+
+EVENTS = ("pull_request", "pull_request_target")
+ACTIONS = ("opened", "synchronize", "reopened", "ready_for_review")
+CONTEXT = "roofcheck"
+COMMENT_BUDGET = 60000
+SUMMARY_BUDGET = 900_000  # GitHub's job summary takes up to 1 MiB per step
+MAX_API_FILES = 300  # changed files fetched one by one in API mode
+
+
+class UsageError(Exception):
+    """The environment or the event can't be used (exit 2)."""
+
+
+@dataclass(frozen=True)
+class PullEvent:
+    number: int
+    action: str
+    base_sha: str
+    head_sha: str
+    base_ref: str
+    is_fork: bool
+    draft: bool
+
+
+@dataclass(frozen=True)
+class Settings:
+    event_name: str
+    event: PullEvent
+    workspace: Path
+    config_path: str
+    template: Path | None
+    paths: tuple[str, ...]
+    comment: Literal["update", "off"]
+    fail_on: frozenset[Verdict] | None
+    summary_url: str | None
+
+
+def parse_event(name: str, payload: Mapping[str, Any]) -> PullEvent | None:
+    """The pull request of a supported event, or None for an action roofbot does not handle."""
+    if name not in EVENTS:
+        raise UsageError(
+            f"event {name!r} is not supported: use pull_request or pull_request_target"
+        )
+    if payload.get("action") not in ACTIONS:
+        return None
+    pr = payload.get("pull_request")
+    if not isinstance(pr, Mapping):
+        raise UsageError("the event payload has no pull_request")
+    try:
+        head, base = pr["head"], pr["base"]
+        head_repo = (head.get("repo") or {}).get("full_name")
+        base_repo = (base.get("repo") or {}).get("full_name")
+        return PullEvent(
+            number=int(payload.get("number") or pr["number"]),
+            action=str(payload["action"]),
+            base_sha=str(base["sha"]),
+            head_sha=str(head["sha"]),
+            base_ref=str(base.get("ref") or ""),
+            is_fork=head_repo is None or head_repo != base_repo,
+            draft=bool(pr.get("draft")),
+        )
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        raise UsageError(f"the event payload is not a pull request event: {e!r}") from None
+
+
+def settings_from_env(env: Mapping[str, str]) -> Settings | None:
+    name = env.get("GITHUB_EVENT_NAME", "")
+    path = env.get("GITHUB_EVENT_PATH", "")
+    if not name or not path:
+        raise UsageError("GITHUB_EVENT_NAME and GITHUB_EVENT_PATH must be set (run in Actions)")
+    try:
+        payload = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise UsageError(f"can't read the event payload {path}: {e}") from None
+    event = parse_event(name, payload)
+    if event is None:
+        return None
+    ws = A.workspace(env)
+    template = A.input_value(env, "template")
+    comment = A.input_value(env, "comment", "update")
+    if comment not in ("update", "off"):
+        raise UsageError("input comment: update or off")
+    fail_on_text = A.input_value(env, "fail-on")
+    fail_on = None
+    if fail_on_text:
+        valid = {v.value: v for v in Verdict}
+        names = [n.strip() for n in fail_on_text.replace(",", " ").split()]
+        if not all(n in valid for n in names):
+            raise UsageError(f"input fail-on: a list of {', '.join(valid)}")
+        fail_on = frozenset(valid[n] for n in names)
+    server, repo, run = (
+        env.get(k, "") for k in ("GITHUB_SERVER_URL", "GITHUB_REPOSITORY", "GITHUB_RUN_ID")
+    )
+    summary_url = f"{server}/{repo}/actions/runs/{run}" if server and repo and run else None
+    template_path = None
+    if template:
+        template_path = (ws / template).resolve()
+        if not template_path.is_relative_to(ws) or not template_path.is_file():
+            raise UsageError(f"input template: {template} is not a file in the workspace")
+    paths = tuple(p for p in A.input_value(env, "paths").replace(",", "\n").split() if p)
+    return Settings(
+        event_name=name,
+        event=event,
+        workspace=ws,
+        config_path=A.input_value(env, "config", CONFIG_NAME),
+        template=template_path,
+        paths=paths,
+        comment="off" if comment == "off" else "update",
+        fail_on=fail_on,
+        summary_url=summary_url,
+    )
+
+
+# ------------------------------------------------------------------ the PR's tree
+
+
+class OverlayTree:
+    """The base checkout with the PR's changed files laid over it (API mode): `files` maps a
+    path to its head bytes, or None where the PR deletes it or it can't be read as a file."""
+
+    def __init__(self, base: Tree, files: Mapping[str, bytes | None]) -> None:
+        self.base = base
+        self.files = dict(files)
+
+    def glob(self, pattern: str) -> list[str]:
+        found = set(self.base.glob(pattern))
+        found |= {p for p in self.files if matches_any(p, [pattern])}
+        return sorted(p for p in found if self.files.get(p, b"") is not None)
+
+    def exists(self, path: str) -> bool:
+        if path in self.files:
+            return self.files[path] is not None
+        return self.base.exists(path)
+
+    def read(self, path: str, limit: int) -> bytes:
+        if path in self.files:
+            data = self.files[path]
+            if data is None:
+                raise TreeError(f"{path} is not a regular file in the pull request")
+            if len(data) > limit:
+                raise TreeError(f"{path} is over the {limit}-byte limit")
+            return data
+        return self.base.read(path, limit)
+
+
+@dataclass
+class Inputs:
+    """What the check runs on: the PR's tree, the two configs, what changed."""
+
+    tree: Tree
+    base_config_text: str | None
+    head_config_text: str | None
+    files: list[FileChange]
+    source: Literal["git", "api"]
+
+
+def _relevant(path: str, cfg: Config, config_path: str) -> bool:
+    return (
+        path == config_path
+        or matches_any(path, cfg.records)
+        or catalogue_kind(path, cfg.catalogue) is not None
+    )
+
+
+def gather_git(s: Settings) -> Inputs:
+    head = GitTree(s.workspace, s.event.head_sha)
+    base = GitTree(s.workspace, s.event.base_sha)
+    try:
+        base_text = base.text(s.config_path)
+    finally:
+        base.close()
+    files = changed_files(s.workspace, s.event.base_sha, s.event.head_sha)
+    return Inputs(head, base_text, head.text(s.config_path), files, "git")
+
+
+def gather_api(s: Settings, client: Any, base_cfg: Config, out: TextIO) -> Inputs:
+    from roofbot.adapters.github_api import GitHubError
+
+    base_tree = FolderTree(s.workspace)
+    cfg_file = s.workspace / s.config_path
+    base_text = (
+        cfg_file.read_text("utf-8") if cfg_file.is_file() and not cfg_file.is_symlink() else None
+    )
+    files: list[FileChange] = []
+    overlay: dict[str, bytes | None] = {}
+    status_map = {"removed": "deleted", "renamed": "renamed", "added": "added", "copied": "copied"}
+    for f in client.list_pull_files(s.event.number):
+        status = status_map.get(f.status, "modified")
+        files.append(FileChange(status, f.filename, f.previous_filename))  # type: ignore[arg-type]
+    relevant = [f for f in files if _relevant(f.path, base_cfg, s.config_path)]
+    fetched = 0
+    for f in relevant:
+        if f.old_path:
+            overlay[f.old_path] = None
+        if f.status == "deleted":
+            overlay[f.path] = None
+            continue
+        if fetched >= MAX_API_FILES:
+            A.log(out, f"more than {MAX_API_FILES} changed files: {f.path} not fetched")
+            continue
+        fetched += 1
+        try:
+            overlay[f.path] = client.get_file_at(f.path, s.event.head_sha)
+        except GitHubError as e:
+            A.log(out, f"{f.path}: {e}")
+            overlay[f.path] = None
+    head_text = base_text
+    if s.config_path in overlay:
+        raw = overlay[s.config_path]
+        head_text = raw.decode("utf-8", "replace") if raw is not None else None
+    return Inputs(OverlayTree(base_tree, overlay), base_text, head_text, files, "api")
+
+
+# ------------------------------------------------------------------ policy and instrument
+
+
+def merge_config(base: Config, head: Config, fail_on: frozenset[Verdict] | None) -> Config:
+    """Policy (what fails, which files are records) from the base branch; pins, calibration
+    and trap links from the PR. The action's `fail-on` input overrides both."""
+    return dataclasses.replace(
+        head,
+        records=base.records,
+        catalogue=base.catalogue,
+        fail_on=fail_on if fail_on is not None else base.fail_on,
+        deprecated_fail=base.deprecated_fail,
+    )
+
+
+def instrument_changes(base: Config, head: Config) -> list[InstrumentChange]:
+    out: list[InstrumentChange] = []
+    for rid in sorted(set(base.pins) | set(head.pins)):
+        b, h = base.pins.get(rid, {}), head.pins.get(rid, {})
+        for key in sorted(set(b) | set(h)):
+            bt = b[key].text if key in b else None
+            ht = h[key].text if key in h else None
+            if bt != ht:
+                out.append(InstrumentChange("pin", f"{rid}: {key}", bt, ht))
+    bc = {(c.id, c.check): c.percent for c in base.calibration}
+    hc = {(c.id, c.check): c.percent for c in head.calibration}
+    for ck in sorted(set(bc) | set(hc)):
+        bv, hv = bc.get(ck), hc.get(ck)
+        if bv != hv:
+            out.append(
+                InstrumentChange(
+                    "calibration",
+                    f"{ck[0]}: {ck[1]}",
+                    None if bv is None else f"{bv:g}%",
+                    None if hv is None else f"{hv:g}%",
+                )
+            )
+    if base.tolerance_pp != head.tolerance_pp:
+        out.append(
+            InstrumentChange(
+                "tolerance", "calibration.tolerance_pp",
+                f"{base.tolerance_pp:g} pp", f"{head.tolerance_pp:g} pp",
+            )
+        )  # fmt: skip
+    return out
+
+
+def paths_to_check(
+    repo: Repository,
+    files: list[FileChange],
+    changes: list[InstrumentChange],
+    extra: tuple[str, ...],
+) -> tuple[list[str], list[str]]:
+    """(changed record paths, dependents re-checked through a changed catalogue record)."""
+    cfg = repo.config
+    records = [f.path for f in files if f.status != "deleted" and matches_any(f.path, cfg.records)]
+    changed_refs: set[tuple[str, str]] = set()
+    for f in files:
+        for path in (f.path, f.old_path):
+            kind = catalogue_kind(path, cfg.catalogue) if path else None
+            if kind in ("accelerators", "models", "quantization") and path:
+                changed_refs.add((kind, os.path.splitext(os.path.basename(path))[0]))
+    deps: list[str] = []
+    if changed_refs:
+        catalogue = repo.catalogue()
+        candidates = [p for p in repo.record_paths() if p not in records]
+        deps = dependents(repo.tree, candidates, changed_refs, catalogue)
+    pinned = {c.key.split(": ")[0] for c in changes if c.kind == "pin"}
+    for rid in sorted(pinned):
+        for pattern in cfg.records:
+            candidate = os.path.join(
+                os.path.dirname(pattern), os.path.basename(pattern).replace("*", rid, 1)
+            )
+            if repo.tree.exists(candidate) and candidate not in records and candidate not in deps:
+                deps.append(candidate)
+    if extra:
+        records = [p for p in records if matches_any(p, extra)]
+        deps = [p for p in deps if matches_any(p, extra)]
+    return records, deps
+
+
+# ------------------------------------------------------------------ outcome
+
+
+@dataclass(frozen=True)
+class Outcome:
+    report: Report | None
+    changes: Changes
+    state: Literal["success", "failure"]
+    description: str
+    comment: str
+    summary: str
+    annotations: tuple[A.Annotation, ...]
+    json_text: str
+
+
+def describe(report: Report | None, changes: Changes) -> str:
+    if report is None or not report.records:
+        if changes.instrument:
+            cal = (
+                "calibration ok"
+                if report is None or report.calibration.ok
+                else "calibration broken"
+            )
+            return f"no benchmark record changed; the instrument did ({cal})"[:139]
+        return "no benchmark record or catalogue change to check"
+    parts = [f"{report.count(v)} {v.value}" for v in Verdict if report.count(v)]
+    cal = "calibration ok" if report.calibration.ok else "calibration BROKEN"
+    text = f"{len(report.records)} checked: {', '.join(parts)}; {cal}"
+    return text if len(text) < 140 else text[:138] + "…"
+
+
+def annotations_for(report: Report, tree: Tree) -> list[A.Annotation]:
+    out: list[A.Annotation] = []
+    failing = {r.id for r in report.failing()}
+    for r in report.records:
+        if r.id not in failing and r.verdict is not Verdict.SUSPECT:
+            continue
+        try:
+            text = tree.read(r.path, MAX_BYTES).decode("utf-8", "replace")
+        except (TreeError, OSError):
+            text = ""
+        b = r.binding()
+        what = f" at {b.percent:.1f}% of its {b.check.value}" if b else ""
+        msg = f": {r.messages[0].text}" if r.messages else ""
+        message = f"{r.verdict.value}: {r.id}{what}{msg}"
+        field = next((m.field for m in r.messages if m.field), None) or "value"
+        out.append(
+            A.Annotation(
+                "error" if r.id in failing else "warning",
+                message[:1000],
+                file=r.path,
+                line=A.line_of(text, field) or A.line_of(text, "value"),
+                title=f"roofcheck {r.verdict.value}",
+            )
+        )
+    for e in report.calibration.entries:
+        if not e.ok:
+            got = "no result" if e.percent is None else f"{e.percent:.2f}%"
+            out.append(
+                A.Annotation(
+                    "error",
+                    f"calibration miss: {e.id} {e.check} expected {e.expected_percent:g}%, got {got}",
+                    title="roofcheck calibration",
+                )
+            )
+    return out
+
+
+def evaluate(s: Settings, inputs: Inputs) -> Outcome:
+    """The whole check, as data: nothing is posted here. Raises ConfigError on a bad base
+    config; a bad PR config becomes a failure the comment explains."""
+    base_cfg = load_config_text(inputs.base_config_text)
+    try:
+        head_cfg = load_config_text(inputs.head_config_text)
+        config_problem = None
+    except ConfigError as e:
+        head_cfg, config_problem = base_cfg, str(e)
+    config = merge_config(base_cfg, head_cfg, s.fail_on)
+    instrument = instrument_changes(base_cfg, head_cfg)
+    repo = Repository(inputs.tree, config, Schemas(s.workspace / "schemas"))
+    relevant = [
+        f
+        for f in inputs.files
+        if _relevant(f.path, config, s.config_path)
+        or (f.old_path and _relevant(f.old_path, config, s.config_path))
+    ]
+    records, deps = paths_to_check(repo, relevant, instrument, s.paths)
+    changes = Changes(tuple(relevant), tuple(deps), tuple(instrument), inputs.source)
+    if not records and not deps and not instrument and config_problem is None:
+        text = (
+            f"{MARKER}\n### ✅ roofcheck: nothing to check\n\n"
+            "This pull request changes no benchmark record, catalogue record or roofbot pin.\n"
+        )
+        return Outcome(None, changes, "success", describe(None, changes), text, text, (), "{}\n")
+    report = run_check(repo, records + deps, calibration=True)
+    if config_problem:
+        from roofbot.core.results import Message
+
+        report = dataclasses.replace(
+            report,
+            messages=(
+                *report.messages,
+                Message("error", f"the PR's {s.config_path}: {config_problem}"),
+            ),
+        )
+    links = gotcha_paths(config, repo.catalogue())
+    common: dict[str, Any] = {
+        "changes": changes,
+        "head_sha": s.event.head_sha,
+        "template": s.template,
+    }
+    comment = render_report(
+        report, links, max_chars=COMMENT_BUDGET, summary_url=s.summary_url, **common
+    )
+    summary = render_report(report, links, max_chars=SUMMARY_BUDGET, **common)
+    ok = report.ok and config_problem is None
+    description = describe(report, changes)
+    if config_problem:
+        description = f"the PR's {s.config_path} is invalid"
+    return Outcome(
+        report,
+        changes,
+        "success" if ok else "failure",
+        description,
+        comment,
+        summary,
+        tuple(annotations_for(report, inputs.tree)),
+        json_report.dumps(report, links),
+    )
+
+
+# ------------------------------------------------------------------ posting
+
+
+@contextmanager
+def status_guard(client: Any, sha: str, out: TextIO) -> Iterator[list[tuple[str, str]]]:
+    """Pending on entry; the final state the body appends, or `error` if it raised."""
+    final: list[tuple[str, str]] = []
+    if client is not None:
+        client.set_status(sha, "pending", "roofbot is checking the changed records", CONTEXT)
+    try:
+        yield final
+    except BaseException as e:
+        final[:] = [("error", f"roofbot could not finish: {type(e).__name__}")]
+        raise
+    finally:
+        if client is not None:
+            state, desc = final[-1] if final else ("error", "roofbot stopped without a result")
+            try:
+                client.set_status(sha, state, desc[:139], CONTEXT)
+            except Exception as e:  # never mask the original error
+                A.log(out, f"could not set the final status: {e}")
+
+
+def _report_path(env: Mapping[str, str]) -> Path:
+    folder = env.get("RUNNER_TEMP") or tempfile.gettempdir()
+    return Path(folder) / "roofbot-report.json"
+
+
+def run_pr(env: Mapping[str, str], *, dry_run: bool = False, out: TextIO = sys.stdout) -> int:
+    """The action. Exit code: 0 ok, 1 not ok, 2 usage or configuration error."""
+    try:
+        s = settings_from_env(env)
+    except UsageError as e:
+        A.log(out, f"error: {e}")
+        return 2
+    if s is None:
+        A.log(out, f"pull request action {env.get('GITHUB_EVENT_NAME')}: nothing to do")
+        return 0
+    client = None
+    if not dry_run:
+        from roofbot.adapters.github_api import GitHubClient, GitHubError
+
+        try:
+            client = GitHubClient.from_env(env)
+        except GitHubError as e:
+            A.log(out, f"error: {e}")
+            return 2
+    try:
+        with status_guard(client, s.event.head_sha, out) as final:
+            code, outcome = _run(s, env, client, out, dry_run)
+            if outcome is not None:
+                final.append((outcome.state, outcome.description))
+            else:
+                final.append(("error", "roofbot configuration error (see the job log)"))
+            return code
+    finally:
+        if client is not None:
+            client.close()
+
+
+def _run(
+    s: Settings, env: Mapping[str, str], client: Any, out: TextIO, dry_run: bool
+) -> tuple[int, Outcome | None]:
+    git_mode = has_commit(s.workspace, s.event.base_sha) and has_commit(
+        s.workspace, s.event.head_sha
+    )
+    try:
+        if git_mode:
+            inputs = gather_git(s)
+        else:
+            if client is None:
+                A.log(
+                    out, "the PR's commits are not in the workspace and --dry-run makes no API call"
+                )
+                return 2, None
+            base_text = s.workspace / s.config_path
+            base_cfg = load_config_text(
+                base_text.read_text("utf-8") if base_text.is_file() else None
+            )
+            inputs = gather_api(s, client, base_cfg, out)
+        A.log(out, f"changed files from {inputs.source}: {len(inputs.files)}")
+        outcome = evaluate(s, inputs)
+    except ConfigError as e:
+        A.log(out, f"configuration error: {e}")
+        return 2, None
+    finally:
+        if git_mode and "inputs" in locals() and isinstance(inputs.tree, GitTree):
+            inputs.tree.close()
+    report_path = _report_path(env)
+    report_path.write_text(outcome.json_text, encoding="utf-8")
+    A.write_summary(env, outcome.summary)
+    dropped = A.emit_annotations(list(outcome.annotations), out)
+    if dropped:
+        A.log(out, f"{dropped} more annotations are in the job summary")
+    report = outcome.report
+    A.write_outputs(
+        env,
+        {
+            "ok": "true" if outcome.state == "success" else "false",
+            "violations": str(report.count(Verdict.VIOLATION) if report else 0),
+            "errors": str(report.count(Verdict.ERROR) if report else 0),
+            "report-path": str(report_path),
+        },
+    )
+    if dry_run:
+        A.log(out, f"dry run: status would be {outcome.state}: {outcome.description}")
+        A.log(out, f"dry run: comment of {len(outcome.comment)} characters not posted")
+    elif s.comment == "update":
+        _post_comment(client, s, outcome, env, out)
+    A.log(out, f"{outcome.state}: {outcome.description}")
+    return (0 if outcome.state == "success" else 1), outcome
+
+
+def _post_comment(
+    client: Any, s: Settings, outcome: Outcome, env: Mapping[str, str], out: TextIO
+) -> None:
+    from roofbot.adapters.github_api import GitHubForbidden, GitHubTooLong
+
+    try:
+        client.upsert_sticky_comment(s.event.number, MARKER, outcome.comment)
+    except GitHubForbidden as e:
+        A.log(
+            out,
+            f"can't comment (read-only token, e.g. a fork PR): {e}; "
+            "the report is in the job summary and the annotations",
+        )
+    except GitHubTooLong:
+        short = outcome.comment[:30000].rsplit("\n", 1)[0]
+        client.upsert_sticky_comment(
+            s.event.number, MARKER, short + "\n\n…cut to fit GitHub's limit: see the job summary.\n"
+        )
+
+
+def main(dry_run: bool = False) -> int:
+    try:
+        return run_pr(os.environ, dry_run=dry_run)
+    except Exception:
+        traceback.print_exc()
+        return 1
