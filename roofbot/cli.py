@@ -201,3 +201,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as e:
         return int(e.code or 0) if not isinstance(e.code, str) else 2
     return 0
+
+
+@cli.command()
+@click.option("--dry-run", is_flag=True, help="Render everything, post nothing.")
+def pr(dry_run: bool) -> None:
+    """The GitHub Action: check a pull request's records, comment, set the `roofcheck` status.
+
+    Reads the Actions environment (GITHUB_EVENT_NAME, GITHUB_EVENT_PATH, GITHUB_TOKEN, ...).
+    Exit 0 ok, 1 not ok, 2 usage or configuration error.
+    """
+    from roofbot.action import main as action_main
+
+    sys.exit(action_main(dry_run=dry_run))
