@@ -1,0 +1,136 @@
+"""A stranger's pull request: every broken, hostile or huge record file gets an `error` with a
+clear message, and the run goes on for the other files."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from roofbot.adapters.repo import Repository
+from roofbot.core.results import Verdict
+from roofbot.engine import run_check
+from tests.conftest import FIXTURES
+
+BROKEN = FIXTURES / "broken"
+
+EXPECTED = {  # file stem -> words the error message must contain
+    "truncated": "invalid JSON at line",
+    "array-not-object": "not an object",
+    "id-stem-mismatch": "differs from the file name",
+    "value-as-string": "schemas/benchmark.schema.json",
+    "missing-required-fields": "schemas/benchmark.schema.json",
+    "nan-value": "NaN is not a JSON number",
+    "infinity-value": "Infinity is not a JSON number",
+    "overflow-1e309": "overflows a double",
+    "huge-integer": "digits is not a measurement",
+    "negative-value": "not a finite, non-negative number",
+    "duplicate-keys": "appears twice",
+    "utf8-bom": "byte-order mark",
+    "latin1-bytes": "not UTF-8",
+    "binary-nul-bytes": "binary",
+    "empty": "invalid JSON",
+    "value-null": "schemas/benchmark.schema.json",
+    "deep-nesting": "nested too deeply",
+    "huge-50mb": "MiB limit",
+    "passwd-link": "symbolic link",
+    "dir-link": "symbolic link",
+}
+
+
+@pytest.fixture(scope="module")
+def hostile_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("repo")
+    shutil.copytree(FIXTURES, root, dirs_exist_ok=True)
+    bench = root / "data" / "benchmarks"
+    for f in BROKEN.glob("*.json"):
+        shutil.copy(f, bench / f.name)
+    big = tmp_path_factory.mktemp("big")
+    subprocess.run(
+        [sys.executable, str(BROKEN / "make_big.py"), str(big)], check=True, capture_output=True
+    )
+    for f in big.glob("*.json"):
+        shutil.move(str(f), bench / f.name)
+    os.symlink("/etc/passwd", bench / "passwd-link.json")
+    os.symlink("../../..", bench / "dir-link.json")
+    return root
+
+
+def test_every_bad_file_is_an_error_and_the_rest_are_checked(hostile_repo: Path) -> None:
+    report = run_check(Repository.open(hostile_repo))
+    results = {Path(r.path).stem: r for r in report.records}
+    for stem, words in EXPECTED.items():
+        r = results[stem]
+        assert r.verdict is Verdict.ERROR, (stem, r.verdict)
+        assert words in r.messages[0].text, (stem, r.messages[0].text)
+    good = [r for r in report.records if r.path.startswith("data/benchmarks/mpt7b")]
+    assert good and all(r.verdict in (Verdict.PASS, Verdict.SKIPPED) for r in good)
+    assert report.calibration.ok  # the instrument is unaffected by its neighbours
+    assert not report.ok  # errors are in fail_on
+
+
+def test_injection_record_is_checked_not_errored(hostile_repo: Path) -> None:
+    report = run_check(Repository.open(hostile_repo))
+    r = next(r for r in report.records if r.path.endswith("markdown-injection.json"))
+    assert r.verdict is not Verdict.ERROR
+    assert any("does not resolve" in m.text for m in r.messages)  # dangling format_id, on its input
+
+
+def test_nothing_outside_the_repository_is_read(hostile_repo: Path) -> None:
+    report = run_check(Repository.open(hostile_repo))
+    text = repr(report)
+    assert "root:x:0:0" not in text
+
+
+def test_cli_never_tracebacks_on_hostile_files(hostile_repo: Path) -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "roofbot", "check", "--repo", str(hostile_repo), "--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert out.returncode == 1
+    assert "Traceback" not in out.stderr
+    assert '"verdict": "error"' in out.stdout
+
+
+def test_paths_outside_the_repository_are_refused(hostile_repo: Path) -> None:
+    report = run_check(Repository.open(hostile_repo), ["../../etc/passwd", "/etc/passwd"])
+    assert all(
+        r.verdict is Verdict.ERROR and "outside the repository" in r.messages[0].text
+        for r in report.records
+    )
+
+
+@pytest.mark.parametrize(
+    "yaml_text",
+    [
+        "a: &a [1,1,1,1,1,1,1,1,1]\n"
+        + "".join(
+            f"{chr(98 + i)}: &{chr(98 + i)} [{','.join(['*' + chr(97 + i)] * 9)}]\n"
+            for i in range(8)
+        ),
+        "pins: !!python/object/apply:os.system ['echo pwned']\n",
+        "records: ['../../etc/*']\n",
+        "records: ['/etc/passwd']\n",
+        "calibration: {records: [{id: x, check: nonsense, percent: 1}]}\n",
+        "unknown_key: 1\n",
+    ],
+)
+def test_hostile_config_is_a_usage_error(tmp_path: Path, yaml_text: str) -> None:
+    shutil.copytree(FIXTURES / "data", tmp_path / "data")
+    (tmp_path / ".roofbot.yml").write_text(yaml_text)
+    out = subprocess.run(
+        [sys.executable, "-m", "roofbot", "check", "--repo", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert "Traceback" not in out.stderr and "pwned" not in out.stdout

@@ -1,0 +1,106 @@
+"""Hypothesis properties: percent is linear in value, a roof never rises when bytes rise,
+GiB/GB round trips, and extraction never raises on arbitrary text."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from roofbot.adapters.jsonfile import RecordFileError, parse_record_bytes
+from roofbot.core.catalogue import build_catalogue
+from roofbot.core.check import check_record
+from roofbot.core.config import Config, parse_config
+from roofbot.core.results import Verdict
+from roofbot.core.units import GB, GiB, parse_size
+
+CAT = build_catalogue(
+    accelerators=[
+        {
+            "id": "gpu",
+            "name": "Test GPU 100",
+            "memory_bandwidth_gbps": 1000,
+            "flops": [{"precision": "fp16", "tflops": 100, "dense": True}],
+        }
+    ],
+)
+
+
+def rec(value: float, methodology: str = "1x Test GPU 100, batch size 1, FP16") -> dict[str, Any]:
+    return {
+        "id": "r",
+        "type": "benchmark",
+        "metric": "decode_tok_s",
+        "value": value,
+        "unit": "tok/s",
+        "model": "Some 7B",
+        "accelerator_ids": ["gpu"],
+        "methodology": methodology,
+        "notes": "",
+        "name": "n",
+        "status": "verified",
+    }
+
+
+def memory(value: float, cfg: Config = Config()) -> Any:
+    r = check_record(rec(value), "r.json", CAT, cfg)
+    return next(c for c in r.checks if c.check.value == "memory-roof")
+
+
+@given(st.floats(min_value=0.01, max_value=1e6), st.floats(min_value=0.1, max_value=100))
+def test_percent_is_linear_in_value(v: float, k: float) -> None:
+    a, b = memory(v), memory(v * k)
+    assert abs(b.percent - k * a.percent) <= 1e-9 * max(1.0, b.percent)
+
+
+@given(st.floats(min_value=0.5, max_value=500), st.floats(min_value=1.0, max_value=10))
+def test_a_roof_never_rises_when_bytes_rise(gb: float, factor: float) -> None:
+    small = parse_config({"pins": {"r": {"weight_bytes": f"{gb} GB"}}})
+    large = parse_config({"pins": {"r": {"weight_bytes": f"{gb * factor} GB"}}})
+    assert memory(10.0, large).ceiling <= memory(10.0, small).ceiling
+
+
+@given(st.floats(min_value=0.001, max_value=1e5, allow_nan=False))
+def test_gib_and_gb_round_trip(x: float) -> None:
+    gib = parse_size(f"{x:.6f} GiB")
+    gb = parse_size(f"{x:.6f} GB")
+    assert gib is not None and gb is not None
+    assert abs(gib.bytes / GiB - float(f"{x:.6f}")) < 1e-9 * max(1, x)
+    assert abs(gb.bytes / GB - float(f"{x:.6f}")) < 1e-9 * max(1, x)
+    assert gib.bytes > gb.bytes  # a GiB is 7.4% more than a GB
+
+
+@settings(max_examples=300)
+@given(st.text(max_size=400), st.text(max_size=200), st.text(max_size=100))
+def test_extraction_never_raises_on_arbitrary_text(
+    methodology: str, notes: str, model: str
+) -> None:
+    r = rec(50.0, methodology)
+    r["notes"], r["model"], r["unit"] = notes, model, "tok/s " + notes[:20]
+    result = check_record(r, "r.json", CAT, Config())
+    assert result.verdict in set(Verdict)
+
+
+@settings(max_examples=300)
+@given(st.binary(max_size=300))
+def test_record_reader_never_raises_anything_but_its_error(raw: bytes) -> None:
+    try:
+        parse_record_bytes(raw)
+    except RecordFileError:
+        pass
+
+
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.floats() | st.integers() | st.text(max_size=20),
+        lambda c: st.lists(c, max_size=4) | st.dictionaries(st.text(max_size=8), c, max_size=4),
+        max_leaves=30,
+    )
+)
+def test_any_json_shape_in_a_record_field_is_handled(junk: Any) -> None:
+    for field in ("value", "methodology", "accelerator_ids", "model", "format_id", "unit"):
+        r = rec(50.0)
+        r[field] = junk
+        result = check_record(r, "r.json", CAT, Config())
+        assert result.verdict in set(Verdict)
