@@ -1,0 +1,242 @@
+"""`roofbot pr` end to end: a real git repository (base and head commits), a real webhook payload
+adapted from the samples, the command run as a subprocess with the environment a container
+action gets, against the loopback GitHub of tests/github_server.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from github_server import FakeGitHub
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "fixtures"
+SAMPLES = ROOT.parent / "shared" / "github-samples" / "events"
+PR = 2
+MPT = "data/benchmarks/mpt7b-a100-bs1-per-user-decode-tps.json"
+A100 = "data/accelerators/nvidia-a100-40gb-sxm4.json"
+
+
+def _git(repo: Path, *args: str) -> str:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}  # fmt: skip
+    out = subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
+    return out.stdout.decode().strip()
+
+
+@dataclass
+class Pull:
+    repo: Path
+    base: str
+    head: str
+
+
+def make_pull(tmp: Path, edit: dict[str, str | None]) -> Pull:
+    """The fixtures committed as the base; `edit` (path -> new text, None deletes) as head."""
+    repo = tmp / "workspace"
+    shutil.copytree(FIXTURES, repo, ignore=shutil.ignore_patterns("broken"))
+    _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "base")
+    base = _git(repo, "rev-parse", "HEAD")
+    _git(repo, "checkout", "-qb", "pr")
+    for path, text in edit.items():
+        if text is None:
+            _git(repo, "rm", "-q", path)
+        else:
+            (repo / path).parent.mkdir(parents=True, exist_ok=True)
+            (repo / path).write_text(text, encoding="utf-8")
+            _git(repo, "add", path)
+    _git(repo, "commit", "-qm", "head")
+    head = _git(repo, "rev-parse", "HEAD")
+    _git(repo, "checkout", "-q", "main")  # like pull_request_target: the base is checked out
+    return Pull(repo, base, head)
+
+
+def event_payload(tmp: Path, pull: Pull, gh: FakeGitHub, action: str = "opened") -> Path:
+    payload = json.loads((SAMPLES / "pull_request.opened.json").read_text("utf-8"))
+    payload["action"] = action
+    payload["number"] = PR
+    payload["pull_request"]["number"] = PR
+    payload["pull_request"]["base"]["sha"] = pull.base
+    payload["pull_request"]["head"]["sha"] = pull.head
+    for side in ("base", "head"):
+        payload["pull_request"][side]["repo"]["full_name"] = gh.full_name
+    payload["repository"]["full_name"] = gh.full_name
+    path = tmp / "event.json"
+    path.write_text(json.dumps(payload), encoding="utf-8")
+    return path
+
+
+@dataclass
+class Run:
+    code: int
+    stdout: str
+    summary: str
+    outputs: dict[str, str]
+
+
+def run_action(tmp: Path, pull: Pull, gh: FakeGitHub, *extra: str, **env_extra: str) -> Run:
+    summary, outputs = tmp / "summary.md", tmp / "output.txt"
+    summary.write_text("", "utf-8")
+    outputs.write_text("", "utf-8")
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(tmp),
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_EVENT_NAME": "pull_request_target",
+        "GITHUB_EVENT_PATH": str(event_payload(tmp, pull, gh)),
+        "GITHUB_REPOSITORY": gh.full_name,
+        "GITHUB_API_URL": gh.base_url,
+        "GITHUB_SERVER_URL": "https://github.com",
+        "GITHUB_RUN_ID": "4242",
+        "INPUT_GITHUB-TOKEN": gh.token or "",
+        "GITHUB_WORKSPACE": str(pull.repo),
+        "GITHUB_STEP_SUMMARY": str(summary),
+        "GITHUB_OUTPUT": str(outputs),
+        "RUNNER_TEMP": str(tmp),
+        **env_extra,
+    }
+    proc = subprocess.run(
+        [sys.executable, "-m", "roofbot", "pr", *extra],
+        env=env, cwd=pull.repo, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert "Traceback" not in proc.stderr, proc.stderr
+    parsed: dict[str, str] = {}
+    lines = outputs.read_text("utf-8").splitlines()
+    i = 0
+    while i < len(lines):
+        name, _, delim = lines[i].partition("<<")
+        parsed[name] = lines[i + 1]
+        assert lines[i + 2] == delim
+        i += 3
+    return Run(proc.returncode, proc.stdout, summary.read_text("utf-8"), parsed)
+
+
+@pytest.fixture
+def gh() -> Iterator[FakeGitHub]:
+    with FakeGitHub() as server:
+        yield server
+
+
+def _violating_copy() -> str:
+    data = json.loads((FIXTURES / MPT).read_text("utf-8"))
+    data["value"] = 150.0  # roof is 111.07 tok/s: 135%
+    return json.dumps(data, indent=2) + "\n"
+
+
+def test_violation_pr_comments_sets_statuses_and_annotates(tmp_path: Path, gh: FakeGitHub) -> None:
+    pull = make_pull(tmp_path, {MPT: _violating_copy()})
+    gh.add_pull(PR, head_sha=pull.head, base_sha=pull.base)
+    run = run_action(tmp_path, pull, gh)
+
+    assert run.code == 1
+    comments = gh.comments_on(PR)
+    assert len(comments) == 1
+    body = comments[0].body
+    assert body.startswith("<!-- roofbot:roofcheck -->\n")
+    assert (
+        "🟥 violation | mpt7b-a100-bs1-per-user-decode-tps | 150 | memory-roof | 135.0% |" in body
+    )
+    assert "xychart-beta" in body
+    states = [s["state"] for s in gh.statuses[pull.head]]
+    assert states == ["pending", "failure"]
+    assert all(s["context"] == "roofcheck" for s in gh.statuses[pull.head])
+    assert len(gh.statuses[pull.head][-1]["description"]) < 140
+    assert "violation" in gh.statuses[pull.head][-1]["description"]
+    # summary, outputs, annotation on the value line
+    assert run.summary.startswith("<!-- roofbot:roofcheck -->")
+    assert run.outputs["ok"] == "false"
+    assert run.outputs["violations"] == "1"
+    assert run.outputs["errors"] == "0"
+    report = json.loads(Path(run.outputs["report-path"]).read_text("utf-8"))
+    assert report["ok"] is False
+    value_line = _violating_copy().splitlines().index('  "value": 150.0,') + 1
+    assert f"::error file={MPT},line={value_line},title=roofcheck violation::" in run.stdout
+    # git mode: list comments, create comment, two statuses
+    assert len(gh.requests) <= 5, [(r.method, r.route) for r in gh.requests]
+    assert not gh.errors
+
+
+def test_second_run_edits_the_comment_in_place(tmp_path: Path, gh: FakeGitHub) -> None:
+    pull = make_pull(tmp_path, {MPT: _violating_copy()})
+    gh.add_pull(PR, head_sha=pull.head, base_sha=pull.base)
+    gh.add_comment(PR, "<!-- roofbot:roofcheck --> a human quoting the marker", login="octocat")
+    run_action(tmp_path, pull, gh)
+    first = [c for c in gh.comments_on(PR) if c.user_login == gh.bot_login]
+    assert len(first) == 1
+    gh.clear_requests()
+    run_action(tmp_path, pull, gh)
+    bot = [c for c in gh.comments_on(PR) if c.user_login == gh.bot_login]
+    assert [c.id for c in bot] == [first[0].id]
+    assert len(gh.comments_on(PR)) == 2  # the human's comment untouched, no duplicate
+    assert gh.count("POST", r"/issues/\d+/comments$") == 0
+    assert len(gh.requests) <= 5
+    assert [s["state"] for s in gh.statuses[pull.head]] == ["pending", "failure"] * 2
+
+
+def test_pr_changing_nothing_roofbot_reads_succeeds(tmp_path: Path, gh: FakeGitHub) -> None:
+    pull = make_pull(tmp_path, {"README.md": "docs only\n"})
+    gh.add_pull(PR, head_sha=pull.head, base_sha=pull.base)
+    run = run_action(tmp_path, pull, gh)
+    assert run.code == 0
+    final = gh.statuses[pull.head][-1]
+    assert final["state"] == "success"
+    assert "no benchmark record" in final["description"]
+    assert run.outputs["ok"] == "true"
+
+
+def test_bandwidth_edit_rechecks_dependents_and_breaks_calibration(
+    tmp_path: Path, gh: FakeGitHub
+) -> None:
+    text = (
+        (FIXTURES / A100)
+        .read_text("utf-8")
+        .replace('"memory_bandwidth_gbps": 1555,', '"memory_bandwidth_gbps": 1935,')
+    )
+    pull = make_pull(tmp_path, {A100: text})
+    gh.add_pull(PR, head_sha=pull.head, base_sha=pull.base)
+    run = run_action(tmp_path, pull, gh)
+    assert run.code == 1
+    body = gh.comments_on(PR)[0].body
+    assert "re-checked through them" in body
+    assert "mpt7b-a100-bs64-aggregate-output-tps" in body
+    assert "calibration **broken**" in body
+    assert "::error title=roofcheck calibration::calibration miss" in run.stdout
+
+
+def test_fork_token_403_falls_back_to_summary(tmp_path: Path, gh: FakeGitHub) -> None:
+    pull = make_pull(tmp_path, {MPT: _violating_copy()})
+    gh.add_pull(PR, head_sha=pull.head, base_sha=pull.base)
+    gh.fail_integration_forbidden("POST", r"/issues/\d+/comments$", times=None)
+    run = run_action(tmp_path, pull, gh)
+    assert run.code == 1
+    assert "can't comment" in run.stdout
+    assert "violation" in run.summary
+    assert [s["state"] for s in gh.statuses[pull.head]] == ["pending", "failure"]
+
+
+def test_dry_run_posts_nothing(tmp_path: Path, gh: FakeGitHub) -> None:
+    pull = make_pull(tmp_path, {MPT: _violating_copy()})
+    gh.add_pull(PR, head_sha=pull.head, base_sha=pull.base)
+    run = run_action(tmp_path, pull, gh, "--dry-run")
+    assert run.code == 1
+    assert gh.requests == []
+    assert "dry run" in run.stdout
+    assert "135.0%" in run.summary
+
+
+def test_unsupported_event_is_a_usage_error(tmp_path: Path, gh: FakeGitHub) -> None:
+    pull = make_pull(tmp_path, {MPT: _violating_copy()})
+    run = run_action(tmp_path, pull, gh, GITHUB_EVENT_NAME="push")
+    assert run.code == 2
+    assert gh.requests == []
