@@ -1,0 +1,131 @@
+"""The git adapter on a real repository: changed files, GitTree reads, symlinks, dependents."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from roofbot.adapters.git import (
+    GitTree,
+    changed_files,
+    dependents,
+    has_commit,
+    parse_name_status,
+)
+from roofbot.adapters.repo import Repository
+from roofbot.adapters.tree import TreeError
+from roofbot.core.config import Config
+from roofbot.engine import run_check
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "fixtures"
+B = "data/benchmarks"
+
+
+def git(repo: Path, *args: str) -> str:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}  # fmt: skip
+    return (
+        subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
+        .stdout.decode()
+        .strip()
+    )
+
+
+@pytest.fixture(scope="module")
+def pull(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
+    repo = tmp_path_factory.mktemp("git") / "repo"
+    shutil.copytree(FIXTURES, repo, ignore=shutil.ignore_patterns("broken"))
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    base = git(repo, "rev-parse", "HEAD")
+    git(repo, "mv", f"{B}/local-8gb-7b-q4-decode.json", f"{B}/local-8gb-7b-q4-decode-v2.json")
+    git(repo, "rm", "-q", f"{B}/alt-tpu-v6e-bf16-tps.json")
+    os.symlink("/etc/passwd", repo / B / "evil.json")
+    (repo / B / "spaced name.json").write_text("{}")
+    acc = repo / "data/accelerators/nvidia-a100-40gb-sxm4.json"
+    acc.write_text(acc.read_text().replace('"memory_bandwidth_gbps": 1555,',
+                                           '"memory_bandwidth_gbps": 1935,'))  # fmt: skip
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "head")
+    head = git(repo, "rev-parse", "HEAD")
+    git(repo, "checkout", "-q", base)  # the working tree is the base: head is read from git
+    return repo, base, head
+
+
+def test_changed_files(pull: tuple[Path, str, str]) -> None:
+    repo, base, head = pull
+    got = {(c.status, c.path, c.old_path, c.symlink) for c in changed_files(repo, base, head)}
+    assert got == {
+        ("modified", "data/accelerators/nvidia-a100-40gb-sxm4.json", None, False),
+        ("deleted", f"{B}/alt-tpu-v6e-bf16-tps.json", None, False),
+        ("added", f"{B}/evil.json", None, True),
+        ("added", f"{B}/spaced name.json", None, False),
+        ("renamed", f"{B}/local-8gb-7b-q4-decode-v2.json", f"{B}/local-8gb-7b-q4-decode.json",
+         False),
+    }  # fmt: skip
+
+
+def test_parse_name_status_handles_odd_names() -> None:
+    raw = b"M\0a\nb.json\0R087\0old.json\0new name.json\0D\0gone.json\0"
+    assert parse_name_status(raw) == [
+        ("modified", "a\nb.json", None),
+        ("renamed", "new name.json", "old.json"),
+        ("deleted", "gone.json", None),
+    ]
+
+
+def test_has_commit(pull: tuple[Path, str, str]) -> None:
+    repo, base, head = pull
+    assert has_commit(repo, head) and has_commit(repo, base)
+    assert not has_commit(repo, "f" * 40)
+    assert not has_commit(repo, "HEAD; rm -rf /")
+
+
+def test_git_tree_reads_the_head_without_checkout(pull: tuple[Path, str, str]) -> None:
+    repo, _base, head = pull
+    with GitTree(repo, head) as tree:
+        assert f"{B}/local-8gb-7b-q4-decode-v2.json" in tree.glob(f"{B}/*.json")
+        assert f"{B}/alt-tpu-v6e-bf16-tps.json" not in tree.glob(f"{B}/*.json")
+        assert not tree.exists(f"{B}/evil.json")
+        with pytest.raises(TreeError, match="symbolic link"):
+            tree.read(f"{B}/evil.json", 1 << 20)
+        with pytest.raises(TreeError, match="limit"):
+            tree.read("data/accelerators/nvidia-a100-40gb-sxm4.json", 100)
+        with pytest.raises(TreeError, match="outside"):
+            tree.read("../x", 100)
+        acc = json.loads(tree.read("data/accelerators/nvidia-a100-40gb-sxm4.json", 1 << 20))
+        assert acc["memory_bandwidth_gbps"] == 1935
+        assert tree.text(".roofbot.yml") is not None
+    assert not (repo / B / "evil.json").exists()  # the working tree stayed at the base
+
+
+def test_check_runs_on_the_head_tree(pull: tuple[Path, str, str]) -> None:
+    repo, _base, head = pull
+    with GitTree(repo, head) as tree:
+        disk = Repository.open(repo)
+        repository = Repository(tree, disk.config, disk.schemas)
+        report = run_check(repository, [f"{B}/mpt7b-a100-bs1-per-user-decode-tps.json",
+                                         f"{B}/evil.json"])  # fmt: skip
+    by_id = {r.id: r for r in report.records}
+    assert by_id["evil"].verdict.value == "error"
+    assert not report.calibration.ok  # 1935 GB/s moves the MPT calibration entry
+
+
+def test_dependents_of_a_changed_accelerator(pull: tuple[Path, str, str]) -> None:
+    repo, _base, head = pull
+    with GitTree(repo, head) as tree:
+        repository = Repository(tree, Config(), Repository.open(repo).schemas)
+        paths = repository.record_paths()
+        deps = dependents(
+            tree, paths, {("accelerators", "nvidia-a100-40gb-sxm4")}, repository.catalogue()
+        )
+    assert f"{B}/mpt7b-a100-bs1-per-user-decode-tps.json" in deps
+    assert f"{B}/mpt7b-a100-bs64-aggregate-output-tps.json" in deps
+    assert f"{B}/local-rtx-pro-6000-70b-q8-decode.json" not in deps
