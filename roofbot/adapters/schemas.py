@@ -42,6 +42,8 @@ class Schemas:
         v = self.validator(rtype)
         if v is None:
             return None
+        if v.is_valid(record):  # the common case, without building error trees
+            return None
         err = best_match(v.iter_errors(record))
         if err is None:
             return None

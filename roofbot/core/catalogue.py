@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -85,7 +86,7 @@ class Catalogue:
         s = f"-{slug(text)}-"
         best: tuple[int, Model] | None = None
         for m in self.models.values():
-            for key in {m.id, slug(m.name)}:
+            for key in _model_keys(m):
                 if len(key) >= 4 and f"-{key}-" in s and (best is None or len(key) > best[0]):
                     best = (len(key), m)
         return best[1] if best else None
@@ -112,7 +113,13 @@ _BRAND_WORDS = frozenset(
 _FORM_FACTORS = frozenset({"sxm", "sxm2", "sxm4", "sxm5", "pcie", "oam", "nvl", "mezzanine"})
 
 
-def _name_keys(a: Accelerator) -> set[str]:
+@lru_cache(maxsize=4096)
+def _model_keys(m: Model) -> frozenset[str]:
+    return frozenset({m.id, slug(m.name)})
+
+
+@lru_cache(maxsize=4096)
+def _name_keys(a: Accelerator) -> frozenset[str]:
     """The ways a text may name this part: its slugged name, without leading brand words,
     without a trailing form factor. Keys carry a digit, so "amd" alone names nothing."""
     tokens = slug(a.name.split("(")[0]).split("-")
@@ -125,7 +132,7 @@ def _name_keys(a: Accelerator) -> set[str]:
         if len(rest) > 1 and rest[-1] in _FORM_FACTORS:
             keys.add("-".join(rest[:-1]))
     keys |= {k.replace("geforce-", "") for k in keys}
-    return {k for k in keys if len(k) >= 4 and any(c.isdigit() for c in k)}
+    return frozenset(k for k in keys if len(k) >= 4 and any(c.isdigit() for c in k))
 
 
 def _name_in(a: Accelerator, s: str) -> bool:
