@@ -85,7 +85,9 @@ class Run:
     outputs: dict[str, str]
 
 
-def run_action(tmp: Path, pull: Pull, gh: FakeGitHub, *extra: str, **env_extra: str) -> Run:
+def run_action(
+    tmp: Path, pull: Pull, gh: FakeGitHub, *extra: str, crash: bool = False, **env_extra: str
+) -> Run:
     summary, outputs = tmp / "summary.md", tmp / "output.txt"
     summary.write_text("", "utf-8")
     outputs.write_text("", "utf-8")
@@ -110,7 +112,7 @@ def run_action(tmp: Path, pull: Pull, gh: FakeGitHub, *extra: str, **env_extra: 
         [sys.executable, "-m", "roofbot", "pr", *extra],
         env=env, cwd=pull.repo, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
-    assert "Traceback" not in proc.stderr, proc.stderr
+    assert ("Traceback" in proc.stderr) is crash, proc.stderr
     parsed: dict[str, str] = {}
     lines = outputs.read_text("utf-8").splitlines()
     i = 0
@@ -240,3 +242,47 @@ def test_unsupported_event_is_a_usage_error(tmp_path: Path, gh: FakeGitHub) -> N
     run = run_action(tmp_path, pull, gh, GITHUB_EVENT_NAME="push")
     assert run.code == 2
     assert gh.requests == []
+
+
+def test_api_mode_when_the_head_is_not_in_the_workspace(tmp_path: Path, gh: FakeGitHub) -> None:
+    from github_server import FileState
+
+    pull = make_pull(tmp_path, {MPT: _violating_copy()})
+    shutil.rmtree(pull.repo / ".git")  # a plain checkout of the base: no commits to diff
+    gh.add_pull(
+        PR,
+        head_sha=pull.head,
+        base_sha=pull.base,
+        files=[FileState(MPT), FileState("README.md")],
+    )
+    gh.add_file(MPT, _violating_copy().encode(), ref=pull.head)
+    run = run_action(tmp_path, pull, gh)
+    assert run.code == 1, run.stdout
+    assert "changed files from api: 2" in run.stdout
+    body = gh.comments_on(PR)[0].body
+    assert "mpt7b-a100-bs1-per-user-decode-tps | 150 | memory-roof | 135.0% |" in body
+    assert gh.count("GET", r"/pulls/\d+/files") == 1
+    assert [s["state"] for s in gh.statuses[pull.head]] == ["pending", "failure"]
+    assert not gh.errors
+
+
+def test_a_crash_never_leaves_the_status_pending(tmp_path: Path, gh: FakeGitHub) -> None:
+    pull = make_pull(tmp_path, {MPT: _violating_copy(), "broken.md.j2": "{{ no_such_name }}\n"})
+    (pull.repo / "broken.md.j2").write_text("{{ no_such_name }}\n", "utf-8")
+    gh.add_pull(PR, head_sha=pull.head, base_sha=pull.base)
+    run = run_action(tmp_path, pull, gh, crash=True, INPUT_TEMPLATE="broken.md.j2")
+    assert run.code == 1
+    assert [s["state"] for s in gh.statuses[pull.head]] == ["pending", "error"]
+    assert "UndefinedError" in gh.statuses[pull.head][-1]["description"]
+    assert gh.comments_on(PR) == []
+
+
+def test_workflow_command_escaping() -> None:
+    from roofbot.adapters.actions import Annotation, escape_data, escape_property
+
+    assert escape_data("50%\r\n::error::x") == "50%25%0D%0A::error::x"
+    assert escape_property("a:b,c%\n") == "a%3Ab%2Cc%25%0A"
+    cmd = Annotation("error", "line1\n::set-output name=ok::true", file="a,b:c.json", line=3,
+                     title="t").command()  # fmt: skip
+    assert cmd == "::error file=a%2Cb%3Ac.json,line=3,title=t::line1%0A::set-output name=ok::true"
+    assert "\n" not in cmd
