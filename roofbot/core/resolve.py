@@ -399,6 +399,8 @@ class _Resolver:
     def params(self) -> tuple[Input[float] | None, Input[float] | None]:
         total, active = self.pin("params"), self.pin("active_params")
         model_text = self.text["model"]
+        if self.several_models():  # the unit's leading clause says which model the value is
+            model_text = self.text["unit"].split(";")[0]
         m = self.catalogue.match_model(model_text)
         if m is not None:
             src = f"model -> data/models/{m.id}.json"
@@ -414,7 +416,8 @@ class _Resolver:
         sizes = find((R.PARAMS_RULE,), self.text, ("model",))
         totals = {h.value[0] for h in sizes}
         if len(totals) > 1:  # several models listed: the unit may say which one the value is
-            in_unit = find((R.PARAMS_RULE,), self.text, ("unit",))
+            head = {"unit": self.text["unit"].split(";")[0]}
+            in_unit = find((R.PARAMS_RULE,), head, ("unit",))
             if len({h.value[0] for h in in_unit}) == 1:
                 sizes, totals = in_unit, {in_unit[0].value[0]}
         if total is None and len(totals) == 1:
@@ -452,6 +455,11 @@ class _Resolver:
                     "model",
                 )
         return total, active
+
+    def several_models(self) -> bool:
+        """`model` lists several models ("Llama 3.2 3B / Phi-3 3.8B / Qwen 2.5 7B")."""
+        sizes = find((R.PARAMS_RULE,), self.text, ("model",))
+        return len({h.value[0] for h in sizes}) > 1
 
     def bits(self) -> Input[float] | None:
         fmt = self.record.get("format_id")
@@ -511,7 +519,9 @@ class _Resolver:
         if p := self.pin("weight_bytes"):
             return p
         hits = find(R.WEIGHT_SIZE_RULES[:1], self.text, ("model",))
-        hits += find(R.WEIGHT_SIZE_RULES[1:], self.text, ("methodology", "notes"))
+        # notes discuss other models too: read them only when the record is about one model
+        fields = ("methodology",) if self.several_models() else ("methodology", "notes")
+        hits += find(R.WEIGHT_SIZE_RULES[1:], self.text, fields)
         if hits:
             sizes = sorted(
                 ((v * unit_factor(u), h) for h in hits for v, u in [h.value]), key=lambda s: s[0]

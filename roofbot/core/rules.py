@@ -167,7 +167,7 @@ COUNT_RULES: tuple[Rule[int], ...] = (
     ),
     Rule(
         "n-gpus",
-        _re(r"(?<![\w.])(\d+)[ -]?" + _HW_WORD + r"(?![\w-])"),
+        _re(r"(?<![\w./])(\d+)[ -]?" + _HW_WORD + r"(?![\w-])"),
         _int(),
         (
             ("2 GPUs via HIP_VISIBLE_DEVICES=0,1", 2),
@@ -176,7 +176,12 @@ COUNT_RULES: tuple[Rule[int], ...] = (
             ("aggregate across all 72 GPUs", 72),
             ("tok/s (batch-1 tensor-split decode across 2 cards)", 2),
         ),
-        rejects=("16GB VRAM (e.g., RTX 5080, RTX 5070 Ti)", "8192 generated tokens", "-ngl 99"),
+        rejects=(
+            "16GB VRAM (e.g., RTX 5080, RTX 5070 Ti)",
+            "8192 generated tokens",
+            "-ngl 99",
+            "setup: Apple M4 Pro 12C/16GPU MacBook Pro Mac16,8",
+        ),
     ),
     Rule(
         "tp-n",
@@ -462,7 +467,7 @@ PARAMS_RULE: Rule[tuple[float, float | None]] = Rule(
     "params-in-name",
     re.compile(
         r"(?<![\w.])(\d+(?:\.\d+)?)\s?([BT])(?:\s*total)?"
-        r"(?:\s*(?:-|/|,)\s*A?(\d+(?:\.\d+)?)\s?B(?:\s*active)?)?(?!\w|\.\d)",
+        r"(?:\s*(?:-|/|,)\s*A?(\d+(?:\.\d+)?)\s?B(?:\s*active)?)?(?!\w|\.\d|\s+active)",
     ),
     lambda m: (
         float(m[1]) * (1000.0 if m[2] == "T" else 1.0),
@@ -476,7 +481,7 @@ PARAMS_RULE: Rule[tuple[float, float | None]] = Rule(
         ("command-a-plus (218B total / 25B active MoE, NVFP4 experts)", (218.0, 25.0)),
         ("Qwen3-0.6B.w8a8", (0.6, None)),
     ),
-    rejects=("RTX PRO 6000 Blackwell (96GB)", "16GB VRAM", "1.04211e+06"),
+    rejects=("RTX PRO 6000 Blackwell (96GB)", "16GB VRAM", "1.04211e+06", "(MoE, 3B active)"),
 )
 
 ACTIVE_RULE: Rule[float] = Rule(
