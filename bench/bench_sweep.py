@@ -26,7 +26,9 @@ def generate(root: Path, n: int, seed: int = 7) -> list[Path]:
     unknown-batch, broken) with fresh ids and jittered values."""
     shutil.copytree(FIXTURES / "data", root / "data", ignore=shutil.ignore_patterns("benchmarks"))
     shutil.copytree(FIXTURES / "schemas", root / "schemas")
-    shapes = [json.loads(p.read_text()) for p in sorted((FIXTURES / "data/benchmarks").glob("*.json"))]
+    shapes = [
+        json.loads(p.read_text()) for p in sorted((FIXTURES / "data/benchmarks").glob("*.json"))
+    ]
     bench = root / "data" / "benchmarks"
     bench.mkdir(parents=True)
     rng = random.Random(seed)
@@ -74,7 +76,9 @@ def main() -> None:
         r = min(b for _, b in rounds)
         print(f"records: {n}")
         print(f"floor (json.load only): {f:.3f} s = {n / f:,.0f} records/s")
-        print(f"roofbot check:          {r:.3f} s = {n / r:,.0f} records/s (schema validation included)")
+        print(
+            f"roofbot check:          {r:.3f} s = {n / r:,.0f} records/s (schema validation included)"
+        )
         print(f"ratio roofbot/floor:    {r / f:.1f}x")
 
 
