@@ -9,9 +9,10 @@ from typing import Any
 from roofbot.core import roofline
 from roofbot.core.catalogue import Catalogue
 from roofbot.core.config import Config
-from roofbot.core.extract import text_fields
+from roofbot.core.extract import find, text_fields
 from roofbot.core.resolve import TOKEN_RATE_METRICS, Inputs, resolve, unit_is_token_rate
 from roofbot.core.results import Message, RecordResult, Verdict
+from roofbot.core.rules import NOT_PUBLISHED_RULE
 from roofbot.core.traps import BY_ID, NOT_A_TOKEN_RATE, Sibling, TrapContext, detect
 from roofbot.core.verdict import decide, lacks
 
@@ -88,6 +89,11 @@ def check_record(
                 ),
             ),
         )
+    no_figure = find((NOT_PUBLISHED_RULE,), text_fields(record), ("unit", "model"))
+    if value == 0 and no_figure:
+        return RecordResult(rid, path, Verdict.SKIPPED, **base, value=value, messages=(Message(
+            "info", f"value 0 stands for no figure ({no_figure[0].source}): nothing to check",
+            "value"),))  # fmt: skip
     if not unit_is_token_rate(unit):
         return RecordResult(
             rid, path, Verdict.SKIPPED, **base, value=value, traps=(NOT_A_TOKEN_RATE.id,),

@@ -301,6 +301,18 @@ PER_USER_RULE: Rule[str] = Rule(
     ),
 )
 
+NOT_PUBLISHED_RULE: Rule[str] = Rule(
+    "no-figure",
+    _re(r"\bnot published\b|\bno (?:throughput )?figure (?:is )?published\b|\bunpublished\b"),
+    _const("not published"),
+    (
+        ("tokens per second (not published)", "not published"),
+        ("N/A (no throughput figure published)", "not published"),
+    ),
+    rejects=("output tokens/s (aggregate, harness 'Tokens per second')",),
+)
+"""A zero that stands for "no figure": the record carries no measurement to check."""
+
 # ---------------------------------------------------------------- speculative decoding
 SPECULATIVE_RULE: Rule[str] = Rule(
     "speculative",
@@ -508,6 +520,7 @@ ALL_RULES: tuple[Rule[object], ...] = (  # every rule, for the tests that run th
     *PARALLELISM_RULES,
     AGGREGATE_RULE,
     PER_USER_RULE,
+    NOT_PUBLISHED_RULE,
     SPECULATIVE_RULE,
     TOKENS_PER_STEP_RULE,
     *WEIGHT_SIZE_RULES,
