@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from roofbot.core.rules import ALL_RULES, Rule
 
@@ -34,3 +36,39 @@ def test_llama_bench_prompt_batch_is_not_a_decode_batch() -> None:
     text = "llama-bench, -p 16384 -n 8192 -b 2048 -ub 1024 -ngl 99 -sm tensor"
     values = {r.read(m) for r in BATCH_RULES for m in r.pattern.finditer(text)}
     assert 2048 not in values and 1024 not in values and 8192 not in values
+
+
+@pytest.mark.parametrize(("rule", "text", "want"), EXAMPLES)
+def test_needles_never_hide_an_example(rule: str, text: str, want: object) -> None:
+    assert RULES[rule].may_match(text.casefold())
+
+
+PHRASES = sorted({text for _, text, _ in EXAMPLES} | {text for _, text in REJECTS})
+NOISE = st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=0x17F), max_size=40)
+
+
+@settings(max_examples=400)
+@given(st.lists(st.one_of(st.sampled_from(PHRASES), NOISE), max_size=4).map(" ".join))
+def test_needles_are_sound_on_arbitrary_text(text: str) -> None:
+    """A pattern that matches implies one of its needles is present (the skip is safe)."""
+    for r in ALL_RULES:
+        if r.pattern.search(text):
+            assert r.may_match(text.casefold()), (r.name, text)
+
+
+def test_windowed_scanning_finds_what_a_whole_scan_finds(real_repo) -> None:  # type: ignore[no-untyped-def]
+    """Over every text field of the real corpus, each rule windowed == each rule whole."""
+    from roofbot.core.extract import TextFields, find
+
+    for path in real_repo.record_paths():
+        data = real_repo.read(path).data
+        for field in ("name", "model", "unit", "methodology", "notes"):
+            text = data.get(field)
+            if not isinstance(text, str):
+                continue
+            fields = TextFields()
+            fields[field] = text
+            for r in ALL_RULES:
+                whole = [(r.read(m), m.span()) for m in r.pattern.finditer(text)]
+                windowed = [h.value for h in find((r,), fields, (field,))]
+                assert windowed == [v for v, _ in whole], (path, field, r.name)

@@ -1,16 +1,19 @@
-"""The repository's own JSON Schemas (`schemas/<type>.schema.json`), applied with jsonschema."""
+"""The repository's own JSON Schemas (`schemas/<type>.schema.json`).
+
+A compiled validator (fastjsonschema) answers the common, valid case: on the sweep it is 20x
+faster than jsonschema (bench/bench_sweep.py). jsonschema stays the authority and is imported
+only when a record is refused, to word the error, or when a schema can't be compiled."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jsonschema import validators
-from jsonschema.exceptions import best_match
-from jsonschema.protocols import Validator
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
 
 
 class Schemas:
@@ -24,53 +27,57 @@ class Schemas:
         return self.folder is not None
 
     @lru_cache(maxsize=32)  # noqa: B019 - one Schemas per run
+    def schema(self, record_type: str) -> dict[str, Any] | None:
+        if self.folder is None or not record_type.replace("_", "").isalnum():
+            return None
+        path = self.folder / f"{record_type}.schema.json"
+        if not path.is_file() or path.is_symlink():
+            return None
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return data if isinstance(data, dict) else None
+
+    @lru_cache(maxsize=32)  # noqa: B019 - one Schemas per run
     def fast(self, record_type: str) -> Callable[[Any], Any] | None:
-        """A compiled validator (fastjsonschema) for the common, valid case: 20x faster than
-        jsonschema on the sweep (bench/bench_sweep.py). jsonschema stays the authority: it
-        words the errors, and any schema fastjsonschema can't compile is left to it."""
-        v = self.validator(record_type)
-        if v is None:
+        schema = self.schema(record_type)
+        if schema is None:
             return None
         try:
             import fastjsonschema
 
-            schema = v.schema
-            if not isinstance(schema, Mapping):
-                return None
-            compiled: Callable[[Any], Any] = fastjsonschema.compile(dict(schema))
+            compiled: Callable[[Any], Any] = fastjsonschema.compile(schema)
             return compiled
-        except Exception:
+        except Exception:  # an uncompilable schema falls back to jsonschema
             return None
 
     @lru_cache(maxsize=32)  # noqa: B019 - one Schemas per run
     def validator(self, record_type: str) -> Validator | None:
-        if self.folder is None or not record_type.replace("_", "").isalnum():
+        schema = self.schema(record_type)
+        if schema is None:
             return None
-        path = self.folder / f"{record_type}.schema.json"
-        if not path.is_file():
-            return None
-        schema = json.loads(path.read_text(encoding="utf-8"))
+        from jsonschema import validators
+
         cls = validators.validator_for(schema)
         cls.check_schema(schema)
-        return cls(schema)
+        v: Validator = cls(schema)
+        return v
 
     def problems(self, record: dict[str, Any]) -> str | None:
         """None when valid (or no schema applies), else the most relevant error, worded."""
         rtype = record.get("type")
         if not isinstance(rtype, str):
             return "no `type` field, so no schema applies" if self.present else None
-        v = self.validator(rtype)
-        if v is None:
-            return None
         fast = self.fast(rtype)
         if fast is not None:
             try:
                 fast(record)
                 return None
-            except Exception:
+            except Exception:  # any refusal: let jsonschema word it
                 pass
-        if v.is_valid(record):  # the common case, without building error trees
+        v = self.validator(rtype)
+        if v is None or v.is_valid(record):
             return None
+        from jsonschema.exceptions import best_match
+
         err = best_match(v.iter_errors(record))
         if err is None:
             return None
