@@ -40,7 +40,15 @@ def cli() -> None:
 )
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
 @click.option("--no-calibration", is_flag=True, help="Skip the calibration set.")
-def check(paths: tuple[str, ...], repo: Path, fmt: str, no_calibration: bool) -> None:
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(1, 64),
+    default=1,
+    show_default=True,
+    help="Check on N processes (worth it from a few thousand records).",
+)
+def check(paths: tuple[str, ...], repo: Path, fmt: str, no_calibration: bool, jobs: int) -> None:
     """Check PATHS (default: every benchmark record) and exit 0 ok, 1 not ok, 2 usage error.
 
     Example: roofbot check --repo fixtures data/benchmarks/mpt7b-a100-bs1-per-user-decode-tps.json
@@ -51,7 +59,7 @@ def check(paths: tuple[str, ...], repo: Path, fmt: str, no_calibration: bool) ->
 
     repository = _open(repo)
     rels = [_relative(p, repo) for p in paths] or None
-    report = run_check(repository, rels, calibration=not no_calibration)
+    report = run_check(repository, rels, calibration=not no_calibration, jobs=jobs)
     links = gotcha_paths(repository.config, repository.catalogue())
     if fmt == "json":
         click.echo(json_report.dumps(report, links), nl=False)
