@@ -46,14 +46,22 @@ def run_check(
     paths: Iterable[str] | None = None,
     calibration: bool = True,
     progress: Progress | None = None,
+    jobs: int = 1,
 ) -> Report:
+    """Check `paths` (default: every record) and calibrate. `jobs` > 1 checks on that many
+    processes where the tree allows it (the results are the same, in the same order)."""
+    from roofbot.parallel import can_parallelise, check_parallel
+
     catalogue = repo.catalogue()
     todo = list(paths) if paths is not None else repo.record_paths()
     results: list[RecordResult] = []
-    for i, p in enumerate(todo):
-        results.append(check_path(repo, catalogue, p))
-        if progress:
-            progress(i + 1, len(todo))
+    if jobs > 1 and len(todo) >= 100 and can_parallelise(repo):
+        results = check_parallel(repo, todo, jobs, progress)
+    else:
+        for i, p in enumerate(todo):
+            results.append(check_path(repo, catalogue, p))
+            if progress:
+                progress(i + 1, len(todo))
     cal = Calibration(False, repo.config.tolerance_pp)
     if calibration and repo.config.calibration:
         by_id = {r.id: r for r in results}

@@ -82,7 +82,7 @@ BATCH_RULES: tuple[Rule[int], ...] = (
         _int(),
         (("vLLM serve, bs=1, greedy", 1), ("trtllm-bench BS=128 ISL 1024", 128)),
         rejects=("same run as mpt7b-a100-bs64-per-user-decode-tps",),
-        needles=("bs",),
+        needles=("bs=", "bs =", "bs:", "bs :"),
     ),
     Rule(
         "b-equals",
@@ -90,7 +90,7 @@ BATCH_RULES: tuple[Rule[int], ...] = (
         _int(),
         (("tok/s (saturated prefill, 128K context, B=3, cold cache)", 3),),
         rejects=("mean 29.402 -> 61.657 t/s", "-b 2048 -ub 1024"),
-        needles=("=",),
+        needles=("b=", "b ="),
     ),
     Rule(
         "concurrency-n",
@@ -102,7 +102,7 @@ BATCH_RULES: tuple[Rule[int], ...] = (
     ),
     Rule(
         "n-concurrent",
-        _re(r"(?<![\w.])(\d+)\s+(?:concurrent|simultaneous|in-flight)\b"),
+        _re(r"(?=\d)(?<![\w.])(\d+)\s+(?:concurrent|simultaneous|in-flight)\b"),
         _int(),
         (
             ("output tokens/s aggregate across all in-flight requests (64 concurrent)", 64),
@@ -149,7 +149,7 @@ BATCH_RULES: tuple[Rule[int], ...] = (
             ("throughput measured at max load", UNKNOWN),
         ),
         rejects=("Offline: Llama 2 70B on AMD's own node",),
-        needles=("not a fixed", "scenario", "load", "scheduler batching"),
+        needles=("not a fixed", "scenario", "max load", "maximum load", "scheduler batching"),
     ),
 )
 
@@ -159,7 +159,7 @@ _HW_WORD = r"(?:GPUs?|cards?|accelerators?|devices?|chips?|dies|MI\d+\w*|H\d00|B
 COUNT_RULES: tuple[Rule[int], ...] = (
     Rule(
         "n-x-part",
-        re.compile(r"(?<![\w.-])(\d+)\s?[x×]\s?(?=(?:[A-Z]|GPU|MI\d))"),
+        re.compile(r"(?=\d)(?<![\w.-])(\d+)\s?[x×]\s?(?=(?:[A-Z]|GPU|MI\d))"),
         _int(),
         (
             ("Tensor-split across 2x RX 7900 XTX under ROCm on gfx1100", 2),
@@ -173,7 +173,29 @@ COUNT_RULES: tuple[Rule[int], ...] = (
             "2 GPUs via HIP_VISIBLE_DEVICES=0,1 (2x32752 MiB, gfx906",
             "comm-mi50-2x-gpt-oss-120b-mxfp4-tensor-split-decode",
         ),
-        needles=("x", "×"),
+        needles=(
+            "0x",
+            "1x",
+            "2x",
+            "3x",
+            "4x",
+            "5x",
+            "6x",
+            "7x",
+            "8x",
+            "9x",
+            "0 x",
+            "1 x",
+            "2 x",
+            "3 x",
+            "4 x",
+            "5 x",
+            "6 x",
+            "7 x",
+            "8 x",
+            "9 x",
+            "×",
+        ),
     ),
     Rule(
         "x-n",
@@ -181,11 +203,11 @@ COUNT_RULES: tuple[Rule[int], ...] = (
         lambda m: int(m[1] or m[2]),
         (("DGX H100 x8, TensorRT-LLM", 8),),
         rejects=("gfx906:sramecc+:xnack-", "gfx1100"),
-        needles=("x",),
+        needles=("x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9"),
     ),
     Rule(
         "n-gpus",
-        _re(r"(?<![\w./])(\d+)[ -]?" + _HW_WORD + r"(?![\w-])"),
+        _re(r"(?=\d)(?<![\w./])(\d+)[ -]?" + _HW_WORD + r"(?![\w-])"),
         _int(),
         (
             ("2 GPUs via HIP_VISIBLE_DEVICES=0,1", 2),
@@ -200,7 +222,21 @@ COUNT_RULES: tuple[Rule[int], ...] = (
             "-ngl 99",
             "setup: Apple M4 Pro 12C/16GPU MacBook Pro Mac16,8",
         ),
-        needles=("gpu", "card", "accelerator", "device", "chip", "dies", "mi", "h", "b"),
+        needles=(
+            "gpu",
+            "card",
+            "accelerator",
+            "device",
+            "chip",
+            "dies",
+            "mi",
+            "h100",
+            "h200",
+            "h800",
+            "b100",
+            "b200",
+            "b300",
+        ),
     ),
     Rule(
         "tp-n",
@@ -208,7 +244,21 @@ COUNT_RULES: tuple[Rule[int], ...] = (
         _int(),
         (("TensorRT-LLM, TP8, FP8 KV cache", 8), ("--tp=2 on 2 GPUs", 2), ("TP=1", 1)),
         rejects=("perplexity-llama2-70b-h100-fp8-tp2-bs128-tps-per-gpu",),
-        needles=("tp",),
+        needles=(
+            "tp=",
+            "tp ",
+            "tp:",
+            "tp0",
+            "tp1",
+            "tp2",
+            "tp3",
+            "tp4",
+            "tp5",
+            "tp6",
+            "tp7",
+            "tp8",
+            "tp9",
+        ),
     ),
     Rule(
         "nvl-n",
@@ -242,13 +292,26 @@ PER_DEVICE_RULE: Rule[int] = Rule(
         "decode tokens/s per 8-GPU node (aggregate)",
         "output tokens/s (aggregate under a 1000W per-GPU cap; v6.0 result ID 6.0-0033)",
     ),
-    needles=("per",),
+    needles=(
+        "per gpu",
+        "per accelerator",
+        "per device",
+        "per card",
+        "per chip",
+        "per-gpu",
+        "per-accelerator",
+        "per-device",
+        "per-card",
+        "per-chip",
+    ),
 )
 """A unit quoted per device means the roofs are one device's, whatever the text's count."""
 
 ONE_DEVICE_MEMORY_RULE: Rule[float] = Rule(
     "device-memory",
-    _re(r"(?<![\w.~])(\d+(?:\.\d+)?)\s?GB\s+(?:of\s+)?(?:VRAM|unified memory|HBM\w*|GDDR\w*)\b"),
+    _re(
+        r"(?=\d)(?<![\w.~])(\d+(?:\.\d+)?)\s?GB\s+(?:of\s+)?(?:VRAM|unified memory|HBM\w*|GDDR\w*)\b"
+    ),
     lambda m: float(m[1]),
     (
         ("Q8_0 quantization, 96GB VRAM", 96.0),
@@ -256,7 +319,7 @@ ONE_DEVICE_MEMORY_RULE: Rule[float] = Rule(
         ("RTX 5090 with 32GB GDDR7 at 1792 GB/s", 32.0),
     ),
     rejects=("A 70B model at Q8_0 requires ~70GB of VRAM", "16 GB/s of HBM bandwidth"),
-    needles=("gb",),
+    needles=("vram", "unified memory", "hbm", "gddr"),
 )
 """A device memory size stated in the text: when it is the resolved part's own memory, the
 text describes one device (count 1, read rather than assumed)."""
@@ -276,7 +339,23 @@ PARALLELISM_RULES: tuple[Rule[str], ...] = (
             ("TensorRT-LLM with TP8", "tensor"),
         ),
         rejects=("-tps N, PLE shard",),
-        needles=("tensor", "tp"),
+        needles=(
+            "tensor",
+            "-sm",
+            "tp=",
+            "tp ",
+            "tp:",
+            "tp0",
+            "tp1",
+            "tp2",
+            "tp3",
+            "tp4",
+            "tp5",
+            "tp6",
+            "tp7",
+            "tp8",
+            "tp9",
+        ),
     ),
     Rule(
         "pipeline",
@@ -290,7 +369,24 @@ PARALLELISM_RULES: tuple[Rule[str], ...] = (
             ("PP4 TP8 vs TP8, batch size 1", "pipeline"),
         ),
         rejects=("prefix-cache hit pipeline stage",),
-        needles=("-sm", "layer", "pipeline", "pp"),
+        needles=(
+            "-sm",
+            "layer",
+            "pipeline",
+            "pp=",
+            "pp ",
+            "pp:",
+            "pp0",
+            "pp1",
+            "pp2",
+            "pp3",
+            "pp4",
+            "pp5",
+            "pp6",
+            "pp7",
+            "pp8",
+            "pp9",
+        ),
     ),
 )
 
@@ -326,7 +422,19 @@ PER_USER_RULE: Rule[str] = Rule(
         "aggregate across all in-flight requests",
         "summed across concurrent requests, not per-request.",
     ),
-    needles=("per", "single", "one user"),
+    needles=(
+        "per user",
+        "per request",
+        "per sequence",
+        "per-user",
+        "per-request",
+        "per-sequence",
+        "single stream",
+        "single-stream",
+        "single user",
+        "single-user",
+        "one user",
+    ),
 )
 
 NOT_PUBLISHED_RULE: Rule[str] = Rule(
@@ -361,7 +469,17 @@ SPECULATIVE_RULE: Rule[str] = Rule(
         "MTPU board",
         "Multi-token prediction (MTP) was NOT enabled for this run",
     ),
-    needles=("specul", "spec", "mtp", "eagle", "medusa", "draft", "dspark", "lookahead"),
+    needles=(
+        "specul",
+        "spec-decod",
+        "spec decod",
+        "mtp",
+        "eagle",
+        "medusa",
+        "draft model",
+        "dspark",
+        "lookahead decoding",
+    ),
 )
 
 TOKENS_PER_STEP_RULE: Rule[float] = Rule(
@@ -377,8 +495,8 @@ TOKENS_PER_STEP_RULE: Rule[float] = Rule(
 )
 
 # ---------------------------------------------------------------- weight size stated
-_NOT_APPROX = r"(?<![~≈])(?<!about )(?<!approx\. )(?<!around )(?<!roughly )(?<!up to )(?<!~ )"
-_SIZE = r"(?<![\w.~])(\d+(?:\.\d+)?)\s?(GiB|GB|TiB|TB)\b"
+_NOT_APPROX = r"(?=\d)(?<![~≈])(?<!about )(?<!approx\. )(?<!around )(?<!roughly )(?<!up to )(?<!~ )"
+_SIZE = r"(?=\d)(?<![\w.~])(\d+(?:\.\d+)?)\s?(GiB|GB|TiB|TB)\b"
 
 WEIGHT_SIZE_RULES: tuple[Rule[tuple[float, str]], ...] = (
     Rule(
@@ -429,7 +547,7 @@ WEIGHT_SIZE_RULES: tuple[Rule[tuple[float, str]], ...] = (
 WEIGHT_BOUND_RULE: Rule[tuple[float, str]] = Rule(
     "memory-footprint-bound",
     _re(
-        r"(?<![\w.~])(\d+(?:\.\d+)?)\s?(GiB|GB)\s+(?:model\s+)?footprint\b"
+        r"(?=\d)(?<![\w.~])(\d+(?:\.\d+)?)\s?(GiB|GB)\s+(?:model\s+)?footprint\b"
         r"|\bpeak memory\s*(?:of|=|:)?\s*(\d+(?:\.\d+)?)\s?(GiB|GB)\b"
     ),
     lambda m: (float(m[1] or m[3]), str(m[2] or m[4])),
@@ -500,7 +618,7 @@ PRECISION_RULE: Rule[str] = Rule(
 
 BITS_RULE: Rule[float] = Rule(
     "n-bit",
-    _re(r"(?<![\w.])(\d+(?:\.\d+)?)[- ]?bit\b(?![- ]?(?:memory|bus|interface))"),
+    _re(r"(?=\d)(?<![\w.])(\d+(?:\.\d+)?)[- ]?bit\b(?![- ]?(?:memory|bus|interface))"),
     lambda m: float(m[1]),
     (
         (
@@ -516,7 +634,7 @@ BITS_RULE: Rule[float] = Rule(
 PARAMS_RULE: Rule[tuple[float, float | None]] = Rule(
     "params-in-name",
     re.compile(
-        r"(?<![\w.])(\d+(?:\.\d+)?)\s?([BT])(?:\s*total)?"
+        r"(?=\d)(?<![\w.])(\d+(?:\.\d+)?)\s?([BT])(?:\s*total)?"
         r"(?:\s*(?:-|/|,)\s*A?(\d+(?:\.\d+)?)\s?B(?:\s*active)?)?(?!\w|\.\d|\s+active)",
     ),
     lambda m: (
@@ -536,10 +654,11 @@ PARAMS_RULE: Rule[tuple[float, float | None]] = Rule(
 
 ACTIVE_RULE: Rule[float] = Rule(
     "active-params",
-    _re(r"(?<![\w.])(\d+(?:\.\d+)?)\s?B\s+active\b|\bA(\d+(?:\.\d+)?)B\b"),
+    _re(r"(?=\d)(?<![\w.])(\d+(?:\.\d+)?)\s?B\s+active\b|\bA(\d+(?:\.\d+)?)B\b"),
     lambda m: float(m[1] or m[2]),
     (("Qwen3.5 35B-A3B (MoE, 3B active)", 3.0), ("Qwen3-30B-A3B", 3.0)),
     rejects=("MPT-7B (FP16)",),
+    needles=("active", "a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8", "a9"),
 )
 
 MOE_RULE: Rule[str] = Rule(
