@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from roofbot import __version__
 
-FORMATS = ("text", "json", "markdown")
+if TYPE_CHECKING:
+    from roofbot.adapters.repo import Repository
+
+FORMATS = ("text", "json", "markdown", "sarif", "github")
 
 
 def _open(repo: Path):  # type: ignore[no-untyped-def]
@@ -38,7 +43,13 @@ def cli() -> None:
     show_default=True,
     help="The records repository (its root folder).",
 )
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default=None,
+    help="Output format. [default: text; github when GITHUB_ACTIONS is set]",
+)
 @click.option("--no-calibration", is_flag=True, help="Skip the calibration set.")
 @click.option(
     "--jobs",
@@ -48,30 +59,139 @@ def cli() -> None:
     show_default=True,
     help="Check on N processes (worth it from a few thousand records).",
 )
-def check(paths: tuple[str, ...], repo: Path, fmt: str, no_calibration: bool, jobs: int) -> None:
+@click.option(
+    "--changed",
+    is_flag=True,
+    help="PATHS are changed files (as pre-commit passes them): check the benchmark records "
+    "among them and the records that reference a changed catalogue record; a changed "
+    ".roofbot.yml or schema checks every record; other files are ignored.",
+)
+@click.option(
+    "-q", "--quiet", is_flag=True, help="Only what fails the run and the summary; no progress bar."
+)
+@click.option(
+    "-v", "--verbose", is_flag=True, help="Every record with its messages, traps and location."
+)
+def check(
+    paths: tuple[str, ...],
+    repo: Path,
+    fmt: str | None,
+    no_calibration: bool,
+    jobs: int,
+    changed: bool,
+    quiet: bool,
+    verbose: bool,
+) -> None:
     """Check PATHS (default: every benchmark record) and exit 0 ok, 1 not ok, 2 usage error.
 
     Example: roofbot check --repo fixtures data/benchmarks/mpt7b-a100-bs1-per-user-decode-tps.json
     """
     from roofbot.engine import run_check
     from roofbot.links import gotcha_paths
-    from roofbot.render import json_report
+    from roofbot.progress import progress_for
 
+    if quiet and verbose:
+        raise click.UsageError("--quiet and --verbose exclude each other")
+    if fmt is None:
+        fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
     repository = _open(repo)
-    rels = [_relative(p, repo) for p in paths] or None
-    report = run_check(repository, rels, calibration=not no_calibration, jobs=jobs)
+    rels: list[str] | None = [_relative(p, repo) for p in paths] or None
+    if changed:
+        rels = _changed_records(repository, rels or [])
+    bar = progress_for(sys.stderr, quiet)
+    try:
+        report = run_check(
+            repository, rels, calibration=not no_calibration, progress=bar, jobs=jobs
+        )
+    finally:
+        if bar is not None:
+            bar.close()
     links = gotcha_paths(repository.config, repository.catalogue())
+    cfg = repo / ".roofbot.yml"
+    cfg_text = cfg.read_text("utf-8", "replace") if cfg.is_file() and not cfg.is_symlink() else None
+    click.echo(_render(fmt, report, repository, links, cfg_text, quiet, verbose), nl=False)
+    sys.exit(0 if report.ok else 1)
+
+
+def _render(  # type: ignore[no-untyped-def]
+    fmt: str,
+    report,
+    repository,
+    links: dict[str, str | None],
+    config_text: str | None,
+    quiet: bool,
+    verbose: bool,
+) -> str:
+    from roofbot.render.findings import by_record, findings
+
     if fmt == "json":
-        click.echo(json_report.dumps(report, links), nl=False)
-    elif fmt == "markdown":
+        from roofbot.render import json_report
+
+        return json_report.dumps(report, links)
+    if fmt == "markdown":
         from roofbot.render.markdown import render_report
 
-        click.echo(render_report(report, links))
-    else:
-        from roofbot.render.text import render_text
+        return render_report(report, links) + "\n"
+    items = findings(report, _reader(repository), config_text)
+    if fmt == "sarif":
+        from roofbot.render import sarif
 
-        click.echo(render_text(report, color=sys.stdout.isatty()), nl=False)
-    sys.exit(0 if report.ok else 1)
+        return sarif.dumps(items, links, report.ok)
+    if fmt == "github":
+        from roofbot.render.github import render_github
+
+        return render_github(report, items, quiet, verbose)
+    from roofbot.render.text import render_text
+
+    return render_text(
+        report, color=sys.stdout.isatty(), verbose=verbose, quiet=quiet, found=by_record(items)
+    )
+
+
+def _reader(repository: Repository) -> Callable[[str], bytes | None]:
+    from roofbot.adapters.jsonfile import MAX_BYTES
+
+    def read(path: str) -> bytes | None:
+        try:
+            return bytes(repository.tree.read(path, MAX_BYTES))
+        except Exception:  # a file that can't be read has no line to show
+            return None
+
+    return read
+
+
+def _changed_records(repository, rels: list[str]) -> list[str]:  # type: ignore[no-untyped-def]
+    """The records a change set touches: changed records, and the records referencing a
+    changed catalogue record; every record when the config or a schema changed."""
+    from roofbot.adapters.git import catalogue_kind, dependents
+    from roofbot.engine import stem
+
+    if any(p == ".roofbot.yml" or p.startswith("schemas/") for p in rels):
+        return list(repository.record_paths())
+    records = [p for p in rels if repository.is_record_path(p)]
+    refs = {
+        (kind, stem(p))
+        for p in rels
+        if p not in records and (kind := catalogue_kind(p, repository.config.catalogue))
+    }
+    if not refs:
+        return records
+    others = [p for p in repository.record_paths() if p not in records]
+    return records + dependents(repository.tree, others, refs, repository.catalogue())
+
+
+@cli.command()
+def schema() -> None:
+    """Print the JSON Schema of `.roofbot.yml` (draft-07), generated from the loader's table.
+
+    Example: roofbot schema > .roofbot.schema.json, then start .roofbot.yml with
+    `# yaml-language-server: $schema=.roofbot.schema.json` so editors check it as you type.
+    """
+    import json
+
+    from roofbot.core.config import json_schema
+
+    click.echo(json.dumps(json_schema(), indent=2))
 
 
 @cli.command()

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 from roofbot.core.results import RecordResult, Report, RoofCheck, Verdict
+from roofbot.render.findings import Finding
 
 _COLOURS = {
     Verdict.ERROR: "\x1b[1;31m",
@@ -35,7 +38,9 @@ def check_line(c: RoofCheck) -> str:
     return line
 
 
-def record_lines(r: RecordResult, color: bool, verbose: bool = False) -> list[str]:
+def record_lines(
+    r: RecordResult, color: bool, verbose: bool = False, found: Sequence[Finding] = ()
+) -> list[str]:
     b = r.binding()
     where = f"{b.percent:6.1f}% of {b.check.value}" if b else " " * 7 + "-"
     head = f"{_verdict(r.verdict, color)} {where:<28} {_clean(r.id, 90)}"
@@ -47,20 +52,38 @@ def record_lines(r: RecordResult, color: bool, verbose: bool = False) -> list[st
         Verdict.UNCHECKED,
     )
     if show:
+        main = next((f for f in found if not f.trap), None)
+        if main is not None:
+            col = f":{main.column}" if main.column else ""
+            lines.append(f"          {_clean(main.path, 200)}:{main.line}{col}")
         for m in r.messages[:3]:
             lines.append(f"          {_clean(m.text, 200)}")
+        if main is not None and main.advice:
+            lines.append(f"          to fix: {_clean(main.advice, 400)}")
         for t in r.traps:
             lines.append(f"          trap: {t}")
     return lines
 
 
-def render_text(report: Report, color: bool = False, verbose: bool = False) -> str:
+def render_text(
+    report: Report,
+    color: bool = False,
+    verbose: bool = False,
+    quiet: bool = False,
+    found: Mapping[str, Sequence[Finding]] | None = None,
+) -> str:
+    """The report for a terminal. `quiet`: only the records that fail the run, and the
+    summary. `found`: findings by record id, for `path:line` and what to change."""
+    found = found or {}
     out: list[str] = []
     ordered = sorted(report.records, key=lambda r: (r.deprecated, r.verdict.rank, r.id))
+    if quiet:
+        failing = {id(r) for r in report.failing()}
+        ordered = [r for r in ordered if id(r) in failing]
     current = [r for r in ordered if not r.deprecated and r.verdict is not Verdict.SKIPPED]
     deprecated = [r for r in ordered if r.deprecated and r.verdict is not Verdict.SKIPPED]
     for r in current:
-        out += record_lines(r, color, verbose)
+        out += record_lines(r, color, verbose, found.get(r.id, ()))
     if deprecated:
         out.append("")
         out.append(
@@ -68,7 +91,7 @@ def render_text(report: Report, color: bool = False, verbose: bool = False) -> s
             f"{'' if report.deprecated_fail else ', never fail the run'}):"
         )
         for r in deprecated:
-            out += record_lines(r, color, verbose)
+            out += record_lines(r, color, verbose, found.get(r.id, ()))
     out.append("")
     counts = ", ".join(f"{report.count(v)} {v.value}" for v in Verdict if report.count(v))
     out.append(f"{len(report.records)} records: {counts}")

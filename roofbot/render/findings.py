@@ -1,0 +1,372 @@
+"""A report as a flat list of findings, each at a file and line, each saying what to change in
+the record. SARIF, GitHub annotations and the text format's `path:line` all read this list.
+
+Rule ids are the check ids (`memory-roof`, `batched-memory-roof`, `compute-roof`) for records
+over a roof, the trap ids for traps, and three of roofbot's own: `record-error` (the file is
+not a readable record), `unchecked` (no roof could be computed) and `calibration` (the
+instrument missed its own test). Pure: the file text comes in through `read`."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from roofbot.core.results import RecordResult, Report, Verdict
+
+Level = Literal["error", "warning", "note"]
+Read = Callable[[str], bytes | None]
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    name: str  # PascalCase, as SARIF tools show it
+    short: str
+    help: str
+
+
+RULES: Mapping[str, Rule] = {
+    r.id: r
+    for r in (
+        Rule(
+            "memory-roof",
+            "MemoryRoof",
+            "Above the batch-1 memory roof (bandwidth / bytes read per token)",
+            "One sequence reads every active weight once per token, so it can't beat bandwidth "
+            "/ active weight bytes. Check the figure, or state what the roof misses.",
+        ),
+        Rule(
+            "batched-memory-roof",
+            "BatchedMemoryRoof",
+            "Above the batched memory roof (B x the batch-1 roof)",
+            "An aggregate at batch B reads the weights once per step for B sequences: at most B "
+            "times the batch-1 roof.",
+        ),
+        Rule(
+            "compute-roof",
+            "ComputeRoof",
+            "Above the compute roof (count x peak dense FLOPS / (2 x active params))",
+            "Each token costs 2 FLOPs per active parameter; no batch can beat the dense peak.",
+        ),
+        Rule(
+            "record-error",
+            "RecordError",
+            "The file is not a readable benchmark record",
+            "Bad JSON, not valid against the repository's own schema, or id and file name differ.",
+        ),
+        Rule(
+            "unchecked",
+            "Unchecked",
+            "A token-rate record no roof could be computed for",
+            "The record lacks an input no reading of its text supplies; state it or pin it.",
+        ),
+        Rule(
+            "calibration",
+            "CalibrationMiss",
+            "A calibration record missed its expected percent: the instrument is broken",
+            "The catalogue, the units, the extraction or the arithmetic moved a figure that was "
+            "checked by hand. Fix the instrument, or the calibration entry if it was wrong.",
+        ),
+        Rule(
+            "batch-1-roof-on-aggregate",
+            "Batch1RoofOnAggregate",
+            "An aggregate at batch B > 1: the batch-1 roof does not apply",
+            "The batched roof and the compute roof bound it; the batch-1 roof is shown, not applied.",
+        ),
+        Rule(
+            "unknown-batch-is-not-batch-1",
+            "UnknownBatchIsNotBatch1",
+            "Batch unknown: only the compute roof applies",
+            "An aggregate at an unknown batch is not at batch 1. State the batch to get a memory roof.",
+        ),
+        Rule(
+            "moe-total-vs-active",
+            "MoeTotalVsActive",
+            "A mixture of experts: the active weights, not the total, divide the bandwidth",
+            "Only the experts routed to read their weights per token.",
+        ),
+        Rule(
+            "bandwidth-derived-figure",
+            "BandwidthDerivedFigure",
+            "Looks derived from bandwidth rather than measured",
+            "Within 1% of bandwidth / bytes, or its own text derives the figure from bandwidth.",
+        ),
+        Rule(
+            "per-user-vs-aggregate",
+            "PerUserVsAggregate",
+            "A per-user and an aggregate record of the same run disagree",
+            "The aggregate should be per-user x B within 2%.",
+        ),
+        Rule(
+            "hardware-part-variant",
+            "HardwarePartVariant",
+            "The part is ambiguous, or the text names another device or bandwidth",
+            "The larger bandwidth is used unless pinned; the percent under the other is shown.",
+        ),
+        Rule(
+            "sparse-peak",
+            "SparsePeak",
+            "Only a sparse FLOPS row exists at the compute precision",
+            "Sparse peaks are not dense peaks; the compute roof is not taken from them.",
+        ),
+        Rule(
+            "speculative-decoding",
+            "SpeculativeDecoding",
+            "Speculative decoding: more than one token per weight read",
+            "The memory roof is multiplied by the accepted tokens per step when stated.",
+        ),
+        Rule(
+            "not-a-token-rate",
+            "NotATokenRate",
+            "A token-rate metric whose unit is not a token rate",
+            "Reported, not checked: fix the metric or the unit.",
+        ),
+    )
+}
+
+#: Which record field an unchecked record's lack is about, for its line.
+_LACK_FIELDS = (
+    ("accelerator", "accelerator_ids"),
+    ("peak FLOPS", "accelerator_ids"),
+    ("bandwidth", "accelerator_ids"),
+    ("model size", "model"),
+    ("active parameters", "model"),
+    ("weight bytes", "format_id"),
+    ("batch", "methodology"),
+    ("tokens per step", "methodology"),
+)
+
+#: What to write in the record for each input that was only assumed.
+_ASSUMED_ADVICE = {
+    "count": 'say how many accelerators ran in `methodology` ("2x", "8 GPUs", "TP8")',
+    "compute_precision": "name the precision in `model`, `format_id` or `unit` (FP16, FP8, FP4)",
+    "peak_tflops": "name the compute precision so the part's dense peak at it is used",
+    "active_params_b": 'name the model\'s active parameters ("30B-A3B") or add it to data/models/',
+    "active_bytes": 'state the weights\' size ("17.5 GB of weights") or the active parameters',
+    "weight_bytes": 'state the weights\' size exactly ("17.545 GB") or a format_id with bits',
+    "bandwidth_gbps": "name the exact part in `accelerator_ids`",
+    "part": "name the exact part in `accelerator_ids`",
+}
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: str
+    level: Level
+    record: str
+    path: str
+    message: str
+    advice: str | None
+    line: int
+    column: int | None = None
+    fails: bool = False  # counts against the run (fail_on, not a deprecated record)
+    trap: bool = False  # a trap note on the record, not its verdict
+
+
+# ------------------------------------------------------------------ lines
+
+
+def line_of(text: str, field: str | None, nth: int = 1) -> int:
+    """The 1-based line of the nth `"field":` key in a record's text (1 when absent)."""
+    if not field:
+        return 1
+    at = -1
+    for m in re.finditer(r'"' + re.escape(field) + r'"\s*:', text):
+        nth -= 1
+        if nth == 0:
+            at = m.start()
+            break
+    return text.count("\n", 0, at) + 1 if at >= 0 else 1
+
+
+def _line_of_token(text: str, token: str) -> int:
+    """The line of `token` written as a value (after a colon), else anywhere, else 1."""
+    m = re.search(r":\s*" + re.escape(token), text)
+    at = m.start() if m else text.find(token)
+    return text.count("\n", 0, at) + 1 if at >= 0 else 1
+
+
+def error_position(raw: bytes | None, message: str) -> tuple[int, int | None, str | None]:
+    """(line, column, field) of the defect an `error` message names, read from the file."""
+    text = raw.decode("utf-8", "replace") if raw is not None else ""
+    if m := re.search(r"at line (\d+) column (\d+)", message):
+        return int(m[1]), int(m[2]), None
+    if (m := re.search(r"bad byte at offset (\d+)", message)) and raw is not None:
+        offset = int(m[1])
+        line_start = raw.rfind(b"\n", 0, offset) + 1
+        return raw.count(b"\n", 0, offset) + 1, offset - line_start + 1, None
+    if m := re.match(r"key '(.+?)' appears twice", message):
+        return line_of(text, m[1], 2), None, m[1]
+    if m := re.search(r"schema\.json at ([^:]+):", message):
+        top = m[1].split("/")[0]
+        if top != "(top level)":
+            return line_of(text, top), None, top
+        return 1, None, None
+    if m := re.match(r"(-?Infinity|NaN|\S+) (is not a JSON number|overflows a double)", message):
+        return _line_of_token(text, m[1]), None, "value"
+    if m := re.match(r"an integer of (\d+) digits", message):
+        n = int(m[1])
+        digits = re.search(rf"\d{{{min(n, 30)}}}", text)
+        return (text.count("\n", 0, digits.start()) + 1 if digits else 1), None, None
+    if message.startswith("id ") and "differs from the file name" in message:
+        return line_of(text, "id"), None, "id"
+    if message.startswith("value "):
+        return line_of(text, "value"), None, "value"
+    return 1, None, None
+
+
+# ------------------------------------------------------------------ what to change
+
+
+def error_advice(message: str, path: str) -> str | None:
+    """What to change for an `error`, where the message alone does not say it."""
+    if m := re.search(r"'([^']+)' is a required property", message):
+        return f"add the field `{m[1]}`: the repository's schema requires it"
+    if m := re.search(r"at (\S+): None is not of type", message):
+        return (
+            f"`{m[1]}` is null: write the measured figure, or keep the record out of "
+            "data/benchmarks/ until there is one"
+        )
+    if m := re.search(r"at (\S+): '([^']*)' is not of type 'number'", message):
+        return f"write `{m[1]}` as a JSON number without quotes: {m[2]}"
+    if m := re.search(r"\('([^']+)' was unexpected\)", message):
+        return f"remove `{m[1]}`: the schema allows no other field (put the fact in `notes`)"
+    if "is not one of" in message:
+        return "use one of the values the repository's schema lists"
+    if m := re.match(r"id '(.+?)' differs from the file name '(.+?)'", message):
+        return f"rename the file to `{m[1]}.json`, or change `id` to `{m[2]}`"
+    if message.startswith("invalid JSON"):
+        return "fix the JSON syntax at that line and column"
+    if "no such file" in message:
+        return f"check the path {path}"
+    return None
+
+
+def _first_field(r: RecordResult) -> str | None:
+    return next((m.field for m in r.messages if m.field), None)
+
+
+def _record_finding(r: RecordResult, raw: bytes | None, fails: bool) -> Finding | None:
+    text = raw.decode("utf-8", "replace") if raw is not None else ""
+    msg = r.messages[0].text if r.messages else r.verdict.value
+    level: Level = "error" if fails else "warning"
+    if r.verdict is Verdict.ERROR:
+        line, col, _ = error_position(raw, msg)
+        return Finding(
+            "record-error", level, r.id, r.path, msg, error_advice(msg, r.path), line, col, fails
+        )
+    b = r.binding()
+    if r.verdict is Verdict.VIOLATION and b is not None:
+        over = max((c for c in r.checks if c.applies and not c.assumed), key=lambda c: c.percent)
+        advice = (
+            f"check `value` ({r.value:g}) and the inputs it rests on ({over.formula}); if the "
+            "figure is right, say in `methodology` what the roof misses (the batch size, the "
+            "accelerator count, a tensor split, speculative decoding), or pin that input in "
+            ".roofbot.yml"
+        )
+        return Finding(
+            over.check.value, level, r.id, r.path, msg, advice, line_of(text, "value"), None, fails
+        )
+    if r.verdict is Verdict.SUSPECT:
+        above = [c for c in r.checks if c.applies and c.percent > 100.0]
+        if above:
+            worst = max(above, key=lambda c: c.percent)
+            tips = [_ASSUMED_ADVICE[a] for a in worst.assumed if a in _ASSUMED_ADVICE]
+            advice = "; ".join(dict.fromkeys(tips)) or "state the assumed inputs, or pin them"
+            rule = worst.check.value
+        else:
+            rule = "bandwidth-derived-figure"
+            advice = (
+                "if the figure was measured, say how in `methodology`; if it was computed from "
+                "bandwidth, it is not a benchmark: remove it or mark it in `notes`"
+            )
+        return Finding(rule, level, r.id, r.path, msg, advice, line_of(text, "value"), None, fails)
+    if r.verdict is Verdict.UNCHECKED:
+        field = next(
+            (f for word, f in _LACK_FIELDS if r.lacks and r.lacks[0].startswith(word)), None
+        )
+        lacks = "; ".join(r.lacks) or msg
+        advice = "to check it, state in the record (or pin in .roofbot.yml): " + "; ".join(
+            lack.split(":")[0] for lack in r.lacks
+        )
+        line = line_of(text, field or _first_field(r) or "value")
+        return Finding("unchecked", "note", r.id, r.path, lacks, advice, line, None, False)
+    return None
+
+
+def findings(report: Report, read: Read, config_text: str | None = None) -> list[Finding]:
+    """Every finding of the report, records in report order, then calibration misses."""
+    failing = {id(r) for r in report.failing()}
+    out: list[Finding] = []
+    cache: dict[str, bytes | None] = {}
+
+    def raw_of(path: str) -> bytes | None:
+        if path not in cache:
+            cache[path] = read(path)
+        return cache[path]
+
+    for r in report.records:
+        if r.verdict in (Verdict.PASS, Verdict.SKIPPED) and not r.traps:
+            continue
+        raw = raw_of(r.path)
+        f = _record_finding(r, raw, id(r) in failing)
+        if f is not None:
+            out.append(f)
+        text = raw.decode("utf-8", "replace") if raw is not None else ""
+        for trap, why in r.trap_notes:
+            out.append(
+                Finding(
+                    trap,
+                    "note",
+                    r.id,
+                    r.path,
+                    why,
+                    None,
+                    line_of(text, _TRAP_FIELDS.get(trap, "value")),
+                    trap=True,
+                )
+            )
+    for e in report.calibration.entries:
+        if e.ok:
+            continue
+        got = "no result" if e.percent is None else f"{e.percent:.2f}%"
+        line = _line_of_token(config_text, e.id) if config_text else 1
+        out.append(
+            Finding(
+                "calibration",
+                "error",
+                e.id,
+                ".roofbot.yml",
+                f"calibration miss: {e.id} {e.check} expected {e.expected_percent:g}%, got {got}"
+                + (f" ({e.why})" if e.why else ""),
+                "find what moved the figure (catalogue, units, extraction, arithmetic); change "
+                "the expected percent only if the hand arithmetic was wrong",
+                line,
+                None,
+                True,
+            )
+        )
+    return out
+
+
+#: The record field each trap is about, for its line.
+_TRAP_FIELDS = {
+    "batch-1-roof-on-aggregate": "methodology",
+    "unknown-batch-is-not-batch-1": "methodology",
+    "moe-total-vs-active": "model",
+    "bandwidth-derived-figure": "value",
+    "per-user-vs-aggregate": "value",
+    "hardware-part-variant": "accelerator_ids",
+    "sparse-peak": "accelerator_ids",
+    "speculative-decoding": "methodology",
+    "not-a-token-rate": "unit",
+}
+
+
+def by_record(items: Iterable[Finding]) -> dict[str, list[Finding]]:
+    out: dict[str, list[Finding]] = {}
+    for f in items:
+        out.setdefault(f.record, []).append(f)
+    return out

@@ -1,0 +1,234 @@
+"""The `.roofbot.yml` JSON Schema is generated from the loader's own table: every config the
+loader accepts validates, every one it rejects for shape does not, and the published file is
+the generated one."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from roofbot.adapters.repo import load_config_text
+from roofbot.core.config import PIN_KEYS, ConfigError, json_schema, parse_config
+
+ROOT = Path(__file__).resolve().parents[1]
+SCHEMA = json_schema()
+VALIDATOR = jsonschema.Draft7Validator(SCHEMA)
+
+
+def accepts(data: Any) -> bool:
+    try:
+        parse_config(data)
+    except ConfigError:
+        return False
+    return True
+
+
+def valid(data: Any) -> bool:
+    return VALIDATOR.is_valid(data)
+
+
+def test_the_schema_is_a_draft_07_schema() -> None:
+    jsonschema.Draft7Validator.check_schema(SCHEMA)
+    assert SCHEMA["$schema"] == "http://json-schema.org/draft-07/schema#"
+
+
+def test_roofbot_schema_prints_it_and_the_published_file_is_current() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "roofbot", "schema"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    assert json.loads(out.stdout) == SCHEMA
+    published = ROOT / "roofbot" / "config.schema.json"
+    assert json.loads(published.read_text()) == SCHEMA, (
+        "roofbot/config.schema.json is stale: run `roofbot schema > roofbot/config.schema.json`"
+    )
+
+
+def test_the_example_configuration_validates() -> None:
+    data = yaml.safe_load((ROOT / "fixtures" / ".roofbot.yml").read_text())
+    assert valid(data) and accepts(data)
+
+
+def test_every_pin_key_is_in_the_schema() -> None:
+    pin = SCHEMA["properties"]["pins"]["anyOf"][0]["additionalProperties"]["properties"]
+    assert list(pin) == list(PIN_KEYS)
+
+
+ACCEPTED = [
+    None,
+    {},
+    {"records": "data/benchmarks/*.json"},
+    {"records": []},
+    {"catalogue": {"models": "models/*.json"}},
+    {"fail_on": []},
+    {"fail_on": ["violation", "suspect", "unchecked"]},
+    {"deprecated_fail": True},
+    {"calibration": None, "pins": None, "traps": None},
+    {"calibration": {"tolerance_pp": 0}},
+    {"calibration": {"records": None}},
+    {"calibration": {"records": [{"id": "r", "check": "compute-roof", "percent": -1}]}},
+    {"pins": {}},
+    {"pins": {"r": {}}},
+    {"pins": {"r": {"count": 2.0, "batch": 64, "params": "6.7B", "active_params": 3}}},
+    {"pins": {"r": {"weight_bytes": "3.53 GiB", "bytes_per_token": " 0.5 gb "}}},
+    {"pins": {"r": {"parallelism": "tensor", "compute_precision": "fp8"}}},
+    {"pins": {"r": {"accelerator": "nvidia-h100-sxm", "bandwidth_gbps": 3350.5}}},
+    {"pins": {"r": {"tokens_per_step": 1.8}}},
+    {"traps": {"sparse-peak": "my-gotcha"}},
+    {"records": ["a..b/*.json", "x/...json", "./data/*.json"]},
+]
+
+REJECTED = [
+    [],
+    "records",
+    {"unknown_key": 1},
+    {"records": None},
+    {"records": ""},
+    {"records": ["../../etc/*"]},
+    {"records": ["/etc/passwd"]},
+    {"records": ["data/../x"]},
+    {"records": ["data\\..\\x"]},
+    {"records": [1]},
+    {"catalogue": None},
+    {"catalogue": {"datasets": ["x"]}},
+    {"fail_on": "violation"},
+    {"fail_on": ["nonsense"]},
+    {"fail_on": [{"a": 1}]},
+    {"deprecated_fail": "yes"},
+    {"deprecated_fail": None},
+    {"calibration": []},
+    {"calibration": {"tolerance": 0.1}},
+    {"calibration": {"tolerance_pp": -0.1}},
+    {"calibration": {"tolerance_pp": True}},
+    {"calibration": {"records": {}}},
+    {"calibration": {"records": [{"id": "x", "check": "nonsense", "percent": 1}]}},
+    {"calibration": {"records": [{"id": "x", "check": "memory-roof"}]}},
+    {"calibration": {"records": [{"id": "x", "check": "memory-roof", "percent": "1"}]}},
+    {"calibration": {"records": [{"id": "x", "check": "memory-roof", "percent": 1, "n": 1}]}},
+    {"pins": []},
+    {"pins": {"r": None}},
+    {"pins": {"r": {"colour": "red"}}},
+    {"pins": {"r": {"count": 0}}},
+    {"pins": {"r": {"count": 1.5}}},
+    {"pins": {"r": {"count": True}}},
+    {"pins": {"r": {"batch": "64"}}},
+    {"pins": {"r": {"params": "6.7"}}},
+    {"pins": {"r": {"params": "0B"}}},
+    {"pins": {"r": {"params": -7}}},
+    {"pins": {"r": {"weight_bytes": 14}}},
+    {"pins": {"r": {"weight_bytes": "14"}}},
+    {"pins": {"r": {"weight_bytes": "0 GB"}}},
+    {"pins": {"r": {"weight_bytes": "14 parsecs"}}},
+    {"pins": {"r": {"parallelism": "data"}}},
+    {"pins": {"r": {"accelerator": ""}}},
+    {"pins": {"r": {"bandwidth_gbps": 0}}},
+    {"traps": {"sparse-peak": 3}},
+    {"traps": []},
+]
+
+
+@pytest.mark.parametrize("data", ACCEPTED)
+def test_accepted_configs_validate(data: Any) -> None:
+    assert accepts(data)
+    assert valid(data), list(VALIDATOR.iter_errors(data))
+
+
+@pytest.mark.parametrize("data", REJECTED)
+def test_configs_rejected_for_shape_do_not_validate(data: Any) -> None:
+    with pytest.raises(ConfigError) as e:
+        parse_config(data)
+    assert str(e.value)  # a message that says where
+    assert not valid(data)
+
+
+def test_errors_say_where_and_what_to_write() -> None:
+    with pytest.raises(ConfigError, match=r"pins\.r\.weight_bytes: .*'14 GB'"):
+        parse_config({"pins": {"r": {"weight_bytes": "14"}}})
+    with pytest.raises(ConfigError, match=r"calibration\.records\[0\]\.check: one of memory-roof"):
+        parse_config({"calibration": {"records": [{"id": "x", "check": "x", "percent": 1}]}})
+    with pytest.raises(ConfigError, match=r"\.roofbot\.yml: unknown key\(s\) fial_on"):
+        parse_config({"fial_on": []})
+    with pytest.raises(ConfigError, match="points outside the repository"):
+        load_config_text("records: ['../x/*.json']\n")
+
+
+def test_non_finite_numbers_are_the_one_documented_difference() -> None:
+    # YAML's .inf is a number to a JSON Schema validator; roofbot refuses it.
+    data = yaml.safe_load("calibration: {tolerance_pp: .inf}\n")
+    assert not accepts(data)
+
+
+# ------------------------------------------------------------------ the property
+
+_word = st.sampled_from(
+    ["", "x", "r", "data/*.json", "../x", "/abs", "a/../b", "6.7B", "0B", "14 GB", "0 GB",
+     "3.53 GiB", "14", "tensor", "pipeline", "data", "violation", "error", "pass", "nonsense",
+     "memory-roof", "compute-roof", "fp8"]
+)  # fmt: skip
+_leaf = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 100),
+    st.floats(-10, 1e4, allow_nan=False, allow_infinity=False),
+    _word,
+)
+_any = st.recursive(
+    _leaf,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(_word, inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+_pin = st.dictionaries(st.sampled_from([*PIN_KEYS, "colour"]), _leaf, max_size=3)
+_cal_entry = st.fixed_dictionaries(
+    {},
+    optional={
+        "id": st.one_of(_word, st.integers()),
+        "check": _word,
+        "percent": _leaf,
+        "extra": _leaf,
+    },
+)
+_top = st.fixed_dictionaries(
+    {},
+    optional={
+        "records": st.one_of(_word, st.lists(_word, max_size=3), _any),
+        "catalogue": st.one_of(
+            st.dictionaries(st.sampled_from(["models", "accelerators", "datasets"]), _word), _any
+        ),
+        "fail_on": st.one_of(st.lists(_word, max_size=3), _any),
+        "deprecated_fail": _leaf,
+        "calibration": st.one_of(
+            st.fixed_dictionaries(
+                {},
+                optional={
+                    "tolerance_pp": _leaf,
+                    "records": st.one_of(st.lists(_cal_entry, max_size=2), _leaf),
+                    "tolerance": _leaf,
+                },
+            ),
+            _any,
+        ),
+        "pins": st.one_of(st.dictionaries(_word, st.one_of(_pin, _leaf), max_size=2), _any),
+        "traps": st.one_of(st.dictionaries(_word, _leaf, max_size=2), _any),
+        "other": _leaf,
+    },
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_top)
+def test_the_loader_accepts_exactly_what_the_schema_validates(data: dict[str, Any]) -> None:
+    assert accepts(data) == valid(data), data
