@@ -119,11 +119,12 @@ def test_a_human_quoting_the_marker_is_not_hijacked(
     other_bot = fake_github.add_comment(
         7, f"{MARKER}\nnot ours", login="renovate[bot]", user_type="Bot"
     )
-    # any Bot qualifies when no login is configured; a configured login narrows it down
-    assert client.find_sticky_comment(7, MARKER) == client.find_sticky_comment(
-        7, MARKER, bot_login="renovate[bot]"
-    )
-    assert client.find_sticky_comment(7, MARKER, bot_login="github-actions[bot]") is None
+    # only the bot's own login counts (github-actions[bot] unless configured), never "any Bot"
+    assert client.find_sticky_comment(7, MARKER) is None
+    found = client.find_sticky_comment(7, MARKER, bot_login="renovate[bot]")
+    assert found is not None and found.id == other_bot.id
+    with GitHubClient(settings_for(fake_github, bot_login="renovate[bot]")) as configured:
+        assert configured.find_sticky_comment(7, MARKER) == found
 
     with GitHubClient(settings_for(fake_github, bot_login="github-actions[bot]")) as strict:
         created = strict.upsert_sticky_comment(7, MARKER, "report")
@@ -628,3 +629,29 @@ def test_the_server_itself_answers_like_github(fake_github: FakeGitHub) -> None:
     assert (
         f"/repositories/{fake_github.repo_id}/pulls/14/files?per_page=2&page=3" in headers["Link"]
     )
+
+
+def test_a_personal_token_finds_its_own_comment_by_its_login() -> None:
+    token = "ghp_" + "p" * 36
+    with FakeGitHub(token=token, bot_login="release-robot", bot_type="User") as gh:
+        gh.add_pull(3)
+        gh.add_comment(3, f"{MARKER}\nold report by the Actions bot", login="github-actions[bot]",
+                       user_type="Bot")  # fmt: skip
+        with GitHubClient(settings_for(gh, token=token)) as client:
+            created = client.upsert_sticky_comment(3, MARKER, "report")
+            assert created.author_login == "release-robot"
+            assert client.upsert_sticky_comment(3, MARKER, "v2").id == created.id
+        assert gh.count("GET", r"^/user$") == 1  # asked once, then remembered
+        assert not gh.errors
+
+
+def test_the_bot_login_comes_from_the_environment() -> None:
+    env = {"GITHUB_TOKEN": "t", "GITHUB_REPOSITORY": "o/r"}
+    assert GitHubSettings.from_env(env).bot_login is None  # github-actions[bot] at use
+    app = GitHubSettings.from_env({**env, "INPUT_BOT-LOGIN": "roofbot-app[bot]"})
+    assert app.bot_login == "roofbot-app[bot]"
+    with pytest.raises(GitHubConfigError):
+        GitHubSettings.from_env({**env, "INPUT_BOT-LOGIN": "not a login"})
+    assert GitHubSettings.from_env({**env, "ROOFBOT_API_TIMEOUT": "3"}).timeout == 3
+    with GitHubClient(GitHubSettings.from_env(env)) as client:
+        assert client.sticky_login() == "github-actions[bot]"  # no request for that

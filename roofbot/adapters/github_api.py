@@ -52,6 +52,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_API_URL",
+    "DEFAULT_BOT_LOGIN",
     "MAX_COMMENT_CHARS",
     "MAX_PULL_FILES",
     "MAX_STATUS_DESCRIPTION",
@@ -78,6 +79,9 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 DEFAULT_API_URL: Final = "https://api.github.com"
+#: The author of comments made with the Actions GITHUB_TOKEN: roofbot's sticky comment is the
+#: one with the marker *and* this login, unless another login is configured.
+DEFAULT_BOT_LOGIN: Final = "github-actions[bot]"
 USER_AGENT: Final = "roofbot"
 API_VERSION: Final = "2022-11-28"
 #: GitHub rejects issue comments longer than this (422 "Body is too long").
@@ -123,6 +127,8 @@ _LEVELS: Final[tuple[PermissionLevel, ...]] = (
 )
 _SHA = re.compile(r"[0-9a-fA-F]{7,64}")
 _REPOSITORY = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}")
+_LOGIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?")
+_PERSONAL_PREFIXES: Final = ("ghp_", "github_pat_", "gho_", "ghu_")
 _TOKEN_LIKE = re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,})")
 
 
@@ -265,7 +271,9 @@ class GitHubSettings:
     retries: int = 3  # transport retries of idempotent requests
     backoff_factor: float = 0.5  # sleeps 0, 2·f, 4·f, ... between retries
     max_blob_bytes: int = DEFAULT_MAX_BLOB_BYTES
-    bot_login: str | None = None  # author of the sticky comment; None: any Bot account
+    #: The sticky comment's author. None: the token's own login, i.e. ``github-actions[bot]``
+    #: for the Actions token (and GET /user for a personal token). Never "any Bot".
+    bot_login: str | None = None
 
     def __post_init__(self) -> None:
         if not self.token.strip():
@@ -276,23 +284,34 @@ class GitHubSettings:
             raise GitHubConfigError(f"api_url must be an http(s) URL, got {self.api_url!r}")
         if self.timeout <= 0 or self.retries < 0 or self.max_blob_bytes <= 0:
             raise GitHubConfigError("timeout and max_blob_bytes must be > 0, retries >= 0")
+        if self.bot_login is not None and not _LOGIN.fullmatch(self.bot_login):
+            raise GitHubConfigError(f"bot_login must be a GitHub login, got {self.bot_login!r}")
         object.__setattr__(self, "api_url", self.api_url.rstrip("/"))
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> GitHubSettings:
-        """From the Actions environment: GITHUB_API_URL, GITHUB_REPOSITORY, and the token from
-        the action input ``github-token`` (exposed as ``INPUT_GITHUB-TOKEN``; the hyphen is
-        kept) or else GITHUB_TOKEN."""
+        """From the Actions environment: GITHUB_API_URL, GITHUB_REPOSITORY, the token from
+        GITHUB_TOKEN or the action input ``github-token`` (``INPUT_GITHUB-TOKEN``; the hyphen
+        is kept), the sticky comment's author from the input ``bot-login`` (default
+        ``github-actions[bot]``), and ``ROOFBOT_API_TIMEOUT`` (seconds per connect and read)."""
         token = _first(env, "INPUT_GITHUB-TOKEN", "INPUT_GITHUB_TOKEN", "GITHUB_TOKEN")
         if token is None:
             raise GitHubConfigError(
-                "no GitHub token: set the action input 'github-token' or GITHUB_TOKEN"
+                "no GitHub token: set GITHUB_TOKEN in the step's env (or the input github-token)"
             )
         repository = _first(env, "GITHUB_REPOSITORY")
         if repository is None:
             raise GitHubConfigError("GITHUB_REPOSITORY is not set")
         api_url = _first(env, "GITHUB_API_URL") or DEFAULT_API_URL
-        return cls(token=token, repository=repository, api_url=api_url)
+        login = _first(env, "INPUT_BOT-LOGIN", "INPUT_BOT_LOGIN")
+        timeout_text = _first(env, "ROOFBOT_API_TIMEOUT")
+        try:
+            timeout = int(timeout_text) if timeout_text else 10
+        except ValueError:
+            raise GitHubConfigError(f"ROOFBOT_API_TIMEOUT: seconds, got {timeout_text!r}") from None
+        return cls(
+            token=token, repository=repository, api_url=api_url, bot_login=login, timeout=timeout
+        )
 
 
 def _first(env: Mapping[str, str], *names: str) -> str | None:
@@ -315,6 +334,7 @@ class GitHubClient:
         self._gh: Github | None = None
         self._repo: Repository | None = None
         self._session: requests.Session | None = None
+        self._sticky_login: str | None = None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> GitHubClient:
@@ -343,8 +363,9 @@ class GitHubClient:
         self, pr_number: int, marker: str, bot_login: str | None = None
     ) -> Comment | None:
         """The oldest comment whose body starts with ``marker`` and whose author is the bot
-        (``bot_login``, else ``settings.bot_login``, else any account of type Bot). A human
-        quoting the marker does not count. Reads every page until found (100 per request)."""
+        (``bot_login``, else :meth:`sticky_login`).
+        A human, or another bot, quoting the marker does not count. Reads every page until
+        found (100 per request)."""
         found = self._find_sticky(pr_number, _check_marker(marker), bot_login)
         return None if found is None else _to_comment(found)
 
@@ -388,17 +409,13 @@ class GitHubClient:
     def _find_sticky(
         self, pr_number: int, marker: str, bot_login: str | None
     ) -> IssueComment | None:
-        login = (bot_login or self._settings.bot_login or "").lower() or None
+        login = (bot_login or self.sticky_login()).lower()
         with self._translate(f"list the comments of #{pr_number}"):
             for comment in self._repository().get_issue(pr_number).get_comments():
                 if not (comment.body or "").lstrip().startswith(marker):
                     continue
                 user = comment.user
-                if user is None:
-                    continue
-                if login is not None and user.login.lower() == login:
-                    return comment
-                if login is None and user.type == "Bot":
+                if user is not None and (user.login or "").lower() == login:
                     return comment
         return None
 
@@ -564,6 +581,21 @@ class GitHubClient:
         except GitHubNotFound:
             return "none"
         return _strongest_permission(data)
+
+    def sticky_login(self) -> str:
+        """Whose comment the sticky comment is: the configured ``bot_login``; else, for a
+        personal token, its own login (GET /user, once); else ``github-actions[bot]``, the
+        author of everything the Actions GITHUB_TOKEN writes (a GitHub App's installation
+        token writes as ``<app>[bot]``: configure that one)."""
+        if self._sticky_login is None:
+            login = self._settings.bot_login
+            if login is None and self._settings.token.startswith(_PERSONAL_PREFIXES):
+                try:
+                    login = self.authenticated_login()
+                except GitHubError:
+                    login = None
+            self._sticky_login = login or DEFAULT_BOT_LOGIN
+        return self._sticky_login
 
     def authenticated_login(self) -> str | None:
         """The token's own login (GET /user), or None where GitHub does not tell: the Actions
