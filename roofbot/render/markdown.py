@@ -56,7 +56,8 @@ class Safe(str):
 _INVISIBLE = re.compile("[\u0000-\u0008\u000b-\u001f\u007f\u202a-\u202e\u2066-\u2069\ufeff]")
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~$])")
 _MENTION = re.compile(r"@(?=[A-Za-z0-9])")
-_REF = re.compile(r"(?<![A-Za-z0-9])(#|GH-)(?=\d)", re.IGNORECASE)
+# `#1`, `owner/repo#1` and `GH-1` all link an issue; `&#124;` is our own escaping, left whole
+_REF = re.compile(r"((?<!&)#|GH-)(?=\d)", re.IGNORECASE)
 _ZWSP = "\u200b"
 
 
@@ -157,6 +158,7 @@ class Options:
 
     details: str = "all"  # "all", "failing" (no details for pass/skipped), "none"
     max_rows: int | None = None  # table rows per section; None: all
+    max_list: int | None = None  # changed files, instrument changes, calibration, notes
 
 
 def _input_view(name: str, i: Input[Any]) -> dict[str, Any]:
@@ -257,11 +259,22 @@ def _chart(records: list[RecordResult]) -> dict[str, Any] | None:
     }
 
 
-def _calibration_view(c: Calibration) -> dict[str, Any]:
+def _cap(items: list[Any], limit: int | None) -> tuple[list[Any], int]:
+    """The first `limit` items and how many were left out."""
+    if limit is None or len(items) <= limit:
+        return items, 0
+    return items[:limit], len(items) - limit
+
+
+def _calibration_view(c: Calibration, opts: Options) -> dict[str, Any]:
+    ordered = sorted(c.entries, key=lambda e: e.ok)  # misses first: they are never cut
+    shown, hidden = _cap(ordered, opts.max_list)
     return {
         "ran": c.ran,
         "ok": c.ok,
         "tolerance_pp": c.tolerance_pp,
+        "total": len(c.entries),
+        "hidden": hidden,
         "entries": [
             {
                 "id": e.id,
@@ -271,25 +284,35 @@ def _calibration_view(c: Calibration) -> dict[str, Any]:
                 "ok": e.ok,
                 "why": e.why,
             }
-            for e in c.entries
+            for e in shown
         ],
     }
 
 
-def _changes_view(changes: Changes | None) -> dict[str, Any] | None:
+def _changes_view(
+    changes: Changes | None, opts: Options, reported: set[str]
+) -> dict[str, Any] | None:
     if changes is None:
         return None
+    files, files_hidden = _cap(list(changes.files), opts.max_list)
+    # pins and calibration entries of the records in this report first: a pin that moves a
+    # verdict is never the one a shortened comment leaves out
+    instrument = sorted(changes.instrument, key=lambda c: c.key.split(": ")[0] not in reported)
+    instrument, instrument_hidden = _cap(instrument, opts.max_list)
     return {
         "source": changes.source,
         "files": [
             {"status": f.status, "path": f.path, "old_path": f.old_path, "symlink": f.symlink}
-            for f in changes.files
+            for f in files
         ],
+        "files_total": len(changes.files),
+        "files_hidden": files_hidden,
         "dependents": list(changes.dependents),
         "instrument": [
-            {"kind": c.kind, "key": c.key, "before": c.before, "after": c.after}
-            for c in changes.instrument
+            {"kind": c.kind, "key": c.key, "before": c.before, "after": c.after} for c in instrument
         ],
+        "instrument_total": len(changes.instrument),
+        "instrument_hidden": instrument_hidden,
     }
 
 
@@ -312,6 +335,7 @@ def build_context(
         if report.count(v)
     ]
     failing = {r.id for r in report.failing()}
+    notes, notes_hidden = _cap([m.text for m in report.messages], opts.max_list)
     return {
         "marker": Safe(MARKER),
         "title": title,
@@ -325,9 +349,10 @@ def build_context(
         "records": _section(current, links, head_sha, opts),
         "deprecated": _section(deprecated, links, head_sha, opts),
         "chart": _chart(current),
-        "calibration": _calibration_view(report.calibration),
-        "messages": [m.text for m in report.messages],
-        "changes": _changes_view(changes),
+        "calibration": _calibration_view(report.calibration, opts),
+        "messages": notes,
+        "messages_hidden": notes_hidden,
+        "changes": _changes_view(changes, opts, {r.id for r in report.records}),
         "summary_url": summary_url,
         "omitted": omitted,
     }
@@ -389,7 +414,12 @@ LEVELS: tuple[tuple[Options, list[str]], ...] = (
     (Options("all"), []),
     (Options("failing"), ["the arithmetic of passing and skipped records"]),
     (Options("none"), ["the arithmetic of every record"]),
+    (
+        Options("none", max_list=100),
+        ["the arithmetic of every record", "list entries past the first 100"],
+    ),
 )
+SHORT_LIST = 20  # list entries kept once table rows have to go too
 
 
 def render_report(
@@ -430,8 +460,68 @@ def render_report(
     rows = max(len(report.records), 1)
     while rows > 1:
         rows //= 2
-        omitted = ["the arithmetic of every record", f"table rows past the first {rows}"]
-        text = render(Options("none", rows), omitted)
+        omitted = [
+            "the arithmetic of every record",
+            f"table rows past the first {rows}",
+            f"list entries past the first {SHORT_LIST}",
+        ]
+        text = render(Options("none", rows, SHORT_LIST), omitted)
         if len(text) <= max_chars:
             return text
-    return text[: max_chars - 1] + "…" if len(text) > max_chars else text
+    return fit(text, max_chars, summary_url)
+
+
+# ------------------------------------------------------------------------------ cutting
+
+_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+_OPEN = re.compile(r"<details\b", re.IGNORECASE)
+_CLOSE = re.compile(r"</details\s*>", re.IGNORECASE)
+
+
+def cut_points(text: str) -> list[int]:
+    """Offsets where `text` may be cut and stay well-formed: the ends of lines that close a
+    top-level block (a blank line or the last line) outside any code fence and any
+    `<details>` element, and not between two rows of one table."""
+    points: list[int] = []
+    fence: str | None = None
+    depth = 0
+    offset = 0
+    lines = text.splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        offset += len(line)
+        stripped = line.strip()
+        m = _FENCE.match(line)
+        if fence is None and m:
+            fence = m.group(1)[0] * 3
+        elif fence is not None and stripped.startswith(fence) and stripped.strip(fence[0]) == "":
+            fence = None
+        elif fence is None:
+            depth += len(_OPEN.findall(line)) - len(_CLOSE.findall(line))
+            depth = max(depth, 0)
+        if fence is not None or depth:
+            continue
+        following = lines[i + 1].lstrip() if i + 1 < len(lines) else ""
+        if stripped == "" or (not following.startswith("|") and not stripped.startswith("|")):
+            points.append(offset)
+        elif stripped.startswith("|") and not following.startswith("|"):
+            points.append(offset)  # the last row of a table
+    return points
+
+
+def fit(text: str, max_chars: int, summary_url: str | None = None) -> str:
+    """`text` cut to at most `max_chars` at a block boundary (never inside a `<details>`
+    element, a code fence or a table), with a note saying so. The first line (the marker)
+    always stays."""
+    if len(text) <= max_chars:
+        return text
+    where = f"[job summary]({href(summary_url)})" if summary_url else "job summary"
+    note = f"\n> [!NOTE]\n> Cut here to fit GitHub's limit: the full report is in the {where}.\n"
+    head = text.split("\n", 1)[0] + "\n"
+    budget = max_chars - len(note)
+    best = len(head) if head.startswith(MARKER) else 0
+    for point in cut_points(text):
+        if point > budget:
+            break
+        best = max(best, point)
+    kept = text[:best] if best else f"{MARKER}\n"
+    return (kept if kept.endswith("\n") else kept + "\n") + note
