@@ -7,8 +7,10 @@ import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import Any
+from functools import cached_property, lru_cache
+from typing import Any, Generic, TypeVar
+
+V = TypeVar("V")
 
 _SLUG = re.compile(r"[^a-z0-9]+")
 
@@ -80,22 +82,29 @@ class Catalogue:
     quantization: Mapping[str, Quantization] = field(default_factory=dict)
     gotchas: frozenset[str] = frozenset()
 
+    @cached_property
+    def _model_index(self) -> _KeyIndex[Model]:
+        """Every way a model is named (id, slugged name) -> the model."""
+        return _KeyIndex(
+            (k, m) for m in self.models.values() for k in _model_keys(m) if len(k) >= 4
+        )
+
+    @cached_property
+    def _accelerator_index(self) -> _KeyIndex[Accelerator]:
+        return _KeyIndex((k, a) for a in self.accelerators.values() for k in _name_keys(a))
+
     def match_model(self, text: str) -> Model | None:
         """The catalogue model whose id (or slugged name) stands in `text` as whole words;
         the longest wins, so "qwen3-30b-a3b" beats "qwen3-30b". None when nothing matches."""
-        s = f"-{slug(text)}-"
-        best: tuple[int, Model] | None = None
-        for m in self.models.values():
-            for key in _model_keys(m):
-                if len(key) >= 4 and f"-{key}-" in s and (best is None or len(key) > best[0]):
-                    best = (len(key), m)
-        return best[1] if best else None
+        found = self._model_index.find(slug(text))
+        if not found:
+            return None
+        return max(found, key=lambda km: len(km[0]))[1]
 
     def match_accelerators(self, text: str) -> list[Accelerator]:
         """Catalogue parts whose full slugged name stands in `text` as whole words, keeping
         only the most specific (a name contained in another matched name is dropped)."""
-        s = f"-{slug(text)}-"
-        hits = [a for a in self.accelerators.values() if _name_in(a, s)]
+        hits = list({a.id: a for _, a in self._accelerator_index.find(slug(text))}.values())
         keys = {a.id: _name_keys(a) for a in hits}
         return [
             a
@@ -105,6 +114,26 @@ class Catalogue:
                 for b in hits
             )
         ]
+
+
+class _KeyIndex(Generic[V]):
+    """Names made of slug words, indexed by their first word: finding every name that stands
+    in a text costs one dictionary look-up per word of the text."""
+
+    def __init__(self, pairs: Iterable[tuple[str, V]]) -> None:
+        self._by_first: dict[str, list[tuple[tuple[str, ...], str, V]]] = {}
+        for key, item in pairs:
+            words = tuple(key.split("-"))
+            self._by_first.setdefault(words[0], []).append((words, key, item))
+
+    def find(self, slugged: str) -> list[tuple[str, V]]:
+        words = slugged.split("-")
+        out = []
+        for i, w in enumerate(words):
+            for key_words, key, item in self._by_first.get(w, ()):
+                if tuple(words[i : i + len(key_words)]) == key_words:
+                    out.append((key, item))
+        return out
 
 
 _BRAND_WORDS = frozenset(
@@ -133,10 +162,6 @@ def _name_keys(a: Accelerator) -> frozenset[str]:
             keys.add("-".join(rest[:-1]))
     keys |= {k.replace("geforce-", "") for k in keys}
     return frozenset(k for k in keys if len(k) >= 4 and any(c.isdigit() for c in k))
-
-
-def _name_in(a: Accelerator, s: str) -> bool:
-    return any(f"-{k}-" in s for k in _name_keys(a))
 
 
 def accelerator_from_json(obj: Mapping[str, Any]) -> Accelerator:

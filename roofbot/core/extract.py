@@ -55,7 +55,7 @@ def find(rules: Iterable[Rule[T]], fields: Mapping[str, str], names: Iterable[st
     return hits
 
 
-WINDOW = 200
+WINDOW = 120
 """Characters either side of a needle that a match can reach: every rule's matches are short
 phrases, far shorter than this (a test runs each rule windowed and whole on the real texts)."""
 
@@ -64,7 +64,7 @@ def _windows(rule: Rule[T], text: str, low: str) -> list[tuple[int, int]]:
     """The parts of a long text a rule must scan: around each needle, merged. Short texts,
     rules without needles and texts whose case-folding changed their length are scanned whole."""
     n = len(text)
-    if not rule.needles or n <= 4 * WINDOW or len(low) != n:
+    if not rule.needles or n <= 3 * WINDOW or len(low) != n:
         return [(0, n)]
     spans: list[tuple[int, int]] = []
     for needle in rule.needles:
