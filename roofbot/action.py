@@ -2,7 +2,8 @@
 finds the changed records (git when base and head are in the workspace, else the API), checks
 them on the PR's version of the tree with the base branch's policy, and reports: one sticky
 comment, a `roofcheck` commit status (pending first, final in a `finally`), the job summary,
-annotations and step outputs. Nothing from the PR is executed."""
+annotations and step outputs. Nothing from the PR is executed. An `issue_comment` event is a
+`/roofcheck` command: `roofbot.command` decides whether it runs, then calls `check_pull`."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import json
 import os
 import sys
 import tempfile
+import time
 import traceback
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -37,14 +39,19 @@ from roofbot.core.results import Report, Verdict
 from roofbot.engine import run_check
 from roofbot.links import gotcha_paths
 from roofbot.render import json_report
-from roofbot.render.markdown import MARKER, render_report
+from roofbot.render.markdown import MARKER, fit, render_report
 
 EVENTS = ("pull_request", "pull_request_target")
+COMMENT_EVENT = "issue_comment"  # a `/roofcheck` command (roofbot.command)
 ACTIONS = ("opened", "synchronize", "reopened", "ready_for_review")
 CONTEXT = "roofcheck"
 COMMENT_BUDGET = 60000
-SUMMARY_BUDGET = 900_000  # GitHub's job summary takes up to 1 MiB per step
+SHORT_COMMENT_BUDGET = 30000  # after GitHub answered 422 "too long" anyway
+SUMMARY_BYTES = 1_000_000  # GitHub's job summary takes up to 1 MiB per step
+SUMMARY_BUDGET = 900_000
 MAX_API_FILES = 300  # changed files fetched one by one in API mode
+FINAL_STATUS_ATTEMPTS = 3  # a status POST is safe to repeat: the newest one counts
+MAX_WAIT = 10.0  # seconds roofbot waits for GitHub to recover (a Retry-After, a 5xx) at most
 
 
 class UsageError(Exception):
@@ -73,6 +80,11 @@ class Settings:
     comment: Literal["update", "off"]
     fail_on: frozenset[Verdict] | None
     summary_url: str | None
+    sweep: bool = False  # `/roofcheck all`: every record, not only the changed ones
+
+    @property
+    def title(self) -> str:
+        return "roofcheck (all records)" if self.sweep else "roofcheck"
 
 
 def parse_event(name: str, payload: Mapping[str, Any]) -> PullEvent | None:
@@ -103,18 +115,34 @@ def parse_event(name: str, payload: Mapping[str, Any]) -> PullEvent | None:
         raise UsageError(f"the event payload is not a pull request event: {e!r}") from None
 
 
-def settings_from_env(env: Mapping[str, str]) -> Settings | None:
+def read_payload(env: Mapping[str, str]) -> tuple[str, Mapping[str, Any]]:
+    """The event's name and payload (GITHUB_EVENT_NAME, GITHUB_EVENT_PATH)."""
     name = env.get("GITHUB_EVENT_NAME", "")
     path = env.get("GITHUB_EVENT_PATH", "")
     if not name or not path:
         raise UsageError("GITHUB_EVENT_NAME and GITHUB_EVENT_PATH must be set (run in Actions)")
     try:
-        payload = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
+        with open(path, encoding="utf-8") as fh:
+            payload = json.loads(fh.read(8 * 1024 * 1024))
+    except (OSError, ValueError, RecursionError) as e:
         raise UsageError(f"can't read the event payload {path}: {e}") from None
+    if not isinstance(payload, Mapping):
+        raise UsageError("the event payload is not a JSON object")
+    return name, payload
+
+
+def settings_from_env(env: Mapping[str, str]) -> Settings | None:
+    name, payload = read_payload(env)
     event = parse_event(name, payload)
     if event is None:
         return None
+    return settings_for(env, name, event)
+
+
+def settings_for(
+    env: Mapping[str, str], name: str, event: PullEvent, *, sweep: bool = False
+) -> Settings:
+    """The run's settings: the action's inputs from the environment, for this pull request."""
     ws = A.workspace(env)
     template = A.input_value(env, "template")
     comment = A.input_value(env, "comment", "update")
@@ -148,6 +176,7 @@ def settings_from_env(env: Mapping[str, str]) -> Settings | None:
         comment="off" if comment == "off" else "update",
         fail_on=fail_on,
         summary_url=summary_url,
+        sweep=sweep,
     )
 
 
@@ -156,11 +185,18 @@ def settings_from_env(env: Mapping[str, str]) -> Settings | None:
 
 class OverlayTree:
     """The base checkout with the PR's changed files laid over it (API mode): `files` maps a
-    path to its head bytes, or None where the PR deletes it or it can't be read as a file."""
+    path to its head bytes, or None where the PR deletes it or it can't be read as a file
+    (`reasons` says why, where known)."""
 
-    def __init__(self, base: Tree, files: Mapping[str, bytes | None]) -> None:
+    def __init__(
+        self,
+        base: Tree,
+        files: Mapping[str, bytes | None],
+        reasons: Mapping[str, str] | None = None,
+    ) -> None:
         self.base = base
         self.files = dict(files)
+        self.reasons = dict(reasons or {})
 
     def glob(self, pattern: str) -> list[str]:
         found = set(self.base.glob(pattern))
@@ -176,7 +212,8 @@ class OverlayTree:
         if path in self.files:
             data = self.files[path]
             if data is None:
-                raise TreeError(f"{path} is not a regular file in the pull request")
+                why = self.reasons.get(path, "it is not a regular file in the pull request")
+                raise TreeError(f"{path} can't be read: {why}")
             if len(data) > limit:
                 raise TreeError(f"{path} is over the {limit}-byte limit")
             return data
@@ -192,6 +229,7 @@ class Inputs:
     head_config_text: str | None
     files: list[FileChange]
     source: Literal["git", "api"]
+    notes: tuple[str, ...] = ()  # what the report must say about how the files were read
 
 
 def _relevant(path: str, cfg: Config, config_path: str) -> bool:
@@ -214,7 +252,7 @@ def gather_git(s: Settings) -> Inputs:
 
 
 def gather_api(s: Settings, client: Any, base_cfg: Config, out: TextIO) -> Inputs:
-    from roofbot.adapters.github_api import GitHubError
+    from roofbot.adapters.github_api import MAX_PULL_FILES, GitHubError
 
     base_tree = FolderTree(s.workspace)
     cfg_file = s.workspace / s.config_path
@@ -223,32 +261,58 @@ def gather_api(s: Settings, client: Any, base_cfg: Config, out: TextIO) -> Input
     )
     files: list[FileChange] = []
     overlay: dict[str, bytes | None] = {}
+    reasons: dict[str, str] = {}
+    notes: list[str] = []
     status_map = {"removed": "deleted", "renamed": "renamed", "added": "added", "copied": "copied"}
-    for f in client.list_pull_files(s.event.number):
+    listed = client.list_pull_files(s.event.number)
+    for f in listed:
         status = status_map.get(f.status, "modified")
         files.append(FileChange(status, f.filename, f.previous_filename))  # type: ignore[arg-type]
+    if len(listed) >= MAX_PULL_FILES:
+        notes.append(
+            f"GitHub lists at most {MAX_PULL_FILES} changed files of a pull request: files past "
+            "that were not seen. Fetch the pull request's head in the workflow (git mode) to "
+            "check them all."
+        )
     relevant = [f for f in files if _relevant(f.path, base_cfg, s.config_path)]
-    fetched = 0
+    fetched = skipped = 0
     for f in relevant:
         if f.old_path:
             overlay[f.old_path] = None
         if f.status == "deleted":
             overlay[f.path] = None
+            reasons[f.path] = "the pull request deletes it"
             continue
         if fetched >= MAX_API_FILES:
-            A.log(out, f"more than {MAX_API_FILES} changed files: {f.path} not fetched")
+            overlay[f.path] = None
+            reasons[f.path] = (
+                f"not fetched: the pull request changes more than {MAX_API_FILES} files roofbot "
+                "reads, and without its head in the workspace each costs an API call"
+            )
+            skipped += 1
             continue
         fetched += 1
         try:
             overlay[f.path] = client.get_file_at(f.path, s.event.head_sha)
+            if overlay[f.path] is None:
+                reasons[f.path] = "it is not a regular file at the head (a link or a folder)"
         except GitHubError as e:
             A.log(out, f"{f.path}: {e}")
             overlay[f.path] = None
+            reasons[f.path] = f"GitHub did not send it ({type(e).__name__})"
+    if skipped:
+        A.log(out, f"more than {MAX_API_FILES} changed files: {skipped} not fetched")
+        notes.append(
+            f"{skipped} changed files were not fetched (more than {MAX_API_FILES} through the "
+            "API): they are listed as errors. Fetch the pull request's head in the workflow "
+            "to check them all."
+        )
     head_text = base_text
     if s.config_path in overlay:
         raw = overlay[s.config_path]
         head_text = raw.decode("utf-8", "replace") if raw is not None else None
-    return Inputs(OverlayTree(base_tree, overlay), base_text, head_text, files, "api")
+    tree = OverlayTree(base_tree, overlay, reasons)
+    return Inputs(tree, base_text, head_text, files, "api", tuple(notes))
 
 
 # ------------------------------------------------------------------ policy and instrument
@@ -419,6 +483,10 @@ def evaluate(s: Settings, inputs: Inputs) -> Outcome:
         or (f.old_path and _relevant(f.old_path, config, s.config_path))
     ]
     records, deps = paths_to_check(repo, relevant, instrument, s.paths)
+    if s.sweep:  # `/roofcheck all`: the whole corpus at the PR's head
+        every = repo.record_paths()
+        records = [p for p in every if not s.paths or matches_any(p, s.paths)]
+        deps = []
     changes = Changes(tuple(relevant), tuple(deps), tuple(instrument), inputs.source)
     if not records and not deps and not instrument and config_problem is None:
         text = (
@@ -427,28 +495,28 @@ def evaluate(s: Settings, inputs: Inputs) -> Outcome:
         )
         return Outcome(None, changes, "success", describe(None, changes), text, text, (), "{}\n")
     report = run_check(repo, records + deps, calibration=True)
-    if config_problem:
-        from roofbot.core.results import Message
+    from roofbot.core.results import Message
 
-        report = dataclasses.replace(
-            report,
-            messages=(
-                *report.messages,
-                Message("error", f"the PR's {s.config_path}: {config_problem}"),
-            ),
-        )
+    extra = [Message("warning", n) for n in inputs.notes]
+    if config_problem:
+        extra.append(Message("error", f"the PR's {s.config_path}: {config_problem}"))
+    if extra:
+        report = dataclasses.replace(report, messages=(*report.messages, *extra))
     links = gotcha_paths(config, repo.catalogue())
     common: dict[str, Any] = {
         "changes": changes,
         "head_sha": s.event.head_sha,
         "template": s.template,
+        "title": s.title,
     }
     comment = render_report(
         report, links, max_chars=COMMENT_BUDGET, summary_url=s.summary_url, **common
     )
-    summary = render_report(report, links, max_chars=SUMMARY_BUDGET, **common)
+    summary = _summary(report, links, common)
     ok = report.ok and config_problem is None
     description = describe(report, changes)
+    if s.sweep:
+        description = ("all records: " + description)[:139]
     if config_problem:
         description = f"the PR's {s.config_path} is invalid"
     return Outcome(
@@ -463,15 +531,72 @@ def evaluate(s: Settings, inputs: Inputs) -> Outcome:
     )
 
 
+def _summary(report: Report, links: Mapping[str, str | None], common: dict[str, Any]) -> str:
+    """The job summary: as much as fits in GitHub's 1 MiB (bytes, not characters)."""
+    budget = SUMMARY_BUDGET
+    while True:
+        text = render_report(report, links, max_chars=budget, **common)
+        if len(text.encode("utf-8")) <= SUMMARY_BYTES or budget < 10_000:
+            return text
+        budget //= 2
+
+
 # ------------------------------------------------------------------ posting
 
 
+def _wait_for(error: Exception, attempt: int) -> float | None:
+    """Seconds to wait before repeating a call that failed with `error`, or None: not worth
+    repeating (a 4xx, or a rate limit that resets later than roofbot may wait)."""
+    from roofbot.adapters.github_api import GitHubRateLimited, GitHubUnavailable
+
+    if isinstance(error, GitHubRateLimited):
+        wait = error.retry_after
+        return wait if wait is not None and wait <= MAX_WAIT else None
+    if isinstance(error, GitHubUnavailable):
+        return min(float(2**attempt), MAX_WAIT)
+    return None
+
+
+def set_status(
+    client: Any,
+    sha: str,
+    state: str,
+    description: str,
+    out: TextIO,
+    *,
+    target_url: str | None = None,
+    attempts: int = 1,
+) -> bool:
+    """Set the `roofcheck` status; never raises. A status is safe to repeat (the newest one
+    counts), so a final one is tried `attempts` times while GitHub is unavailable."""
+    from roofbot.adapters.github_api import GitHubError
+
+    for attempt in range(attempts):
+        try:
+            client.set_status(sha, state, description[:139], CONTEXT, target_url)
+            return True
+        except GitHubError as e:
+            wait = _wait_for(e, attempt)
+            if wait is None or attempt + 1 == attempts:
+                A.log(out, f"could not set the {state} status: {e}")
+                if "forbidden" in type(e).__name__.lower():
+                    A.log(out, "the token can't write statuses (a fork's read-only token?)")
+                return False
+            A.log(out, f"setting the {state} status failed ({e}); again in {wait:g} s")
+            time.sleep(wait)
+    return False
+
+
 @contextmanager
-def status_guard(client: Any, sha: str, out: TextIO) -> Iterator[list[tuple[str, str]]]:
-    """Pending on entry; the final state the body appends, or `error` if it raised."""
+def status_guard(client: Any, s: Settings, out: TextIO) -> Iterator[list[tuple[str, str]]]:
+    """Pending on entry (if it can't be set, the run goes on); the final state the body
+    appends, or `error` if it raised. The final status is tried until GitHub takes it."""
     final: list[tuple[str, str]] = []
+    sha = s.event.head_sha
     if client is not None:
-        client.set_status(sha, "pending", "roofbot is checking the changed records", CONTEXT)
+        what = "every record" if s.sweep else "the changed records"
+        set_status(client, sha, "pending", f"roofbot is checking {what}", out,
+                   target_url=s.summary_url)  # fmt: skip
     try:
         yield final
     except BaseException as e:
@@ -480,10 +605,8 @@ def status_guard(client: Any, sha: str, out: TextIO) -> Iterator[list[tuple[str,
     finally:
         if client is not None:
             state, desc = final[-1] if final else ("error", "roofbot stopped without a result")
-            try:
-                client.set_status(sha, state, desc[:139], CONTEXT)
-            except Exception as e:  # never mask the original error
-                A.log(out, f"could not set the final status: {e}")
+            set_status(client, sha, state, desc, out, target_url=s.summary_url,
+                       attempts=FINAL_STATUS_ATTEMPTS)  # fmt: skip
 
 
 def _report_path(env: Mapping[str, str]) -> Path:
@@ -493,6 +616,10 @@ def _report_path(env: Mapping[str, str]) -> Path:
 
 def run_pr(env: Mapping[str, str], *, dry_run: bool = False, out: TextIO = sys.stdout) -> int:
     """The action. Exit code: 0 ok, 1 not ok, 2 usage or configuration error."""
+    if env.get("GITHUB_EVENT_NAME") == COMMENT_EVENT:
+        from roofbot.command import run_comment
+
+        return run_comment(env, dry_run=dry_run, out=out)
     try:
         s = settings_from_env(env)
     except UsageError as e:
@@ -501,34 +628,66 @@ def run_pr(env: Mapping[str, str], *, dry_run: bool = False, out: TextIO = sys.s
     if s is None:
         A.log(out, f"pull request action {env.get('GITHUB_EVENT_NAME')}: nothing to do")
         return 0
-    client = None
-    if not dry_run:
-        from roofbot.adapters.github_api import GitHubClient, GitHubError
-
-        try:
-            client = GitHubClient.from_env(env)
-        except GitHubError as e:
-            A.log(out, f"error: {e}")
-            return 2
     try:
-        with status_guard(client, s.event.head_sha, out) as final:
-            code, outcome = _run(s, env, client, out, dry_run)
-            if outcome is not None:
-                final.append((outcome.state, outcome.description))
-            else:
-                final.append(("error", "roofbot configuration error (see the job log)"))
-            return code
+        client = None if dry_run else make_client(env)
+    except UsageError as e:
+        A.log(out, f"error: {e}")
+        return 2
+    try:
+        return check_pull(s, env, client, out, dry_run=dry_run).code
     finally:
         if client is not None:
             client.close()
 
 
+def make_client(env: Mapping[str, str]) -> Any:
+    """The GitHub client for this run (UsageError when the environment lacks a token...)."""
+    from roofbot.adapters.github_api import GitHubClient, GitHubError
+
+    try:
+        return GitHubClient.from_env(env)
+    except GitHubError as e:
+        raise UsageError(str(e)) from None
+
+
+@dataclass(frozen=True)
+class Checked:
+    code: int  # the exit code: 0 ok, 1 not ok or not finished, 2 usage or configuration error
+    state: Literal["success", "failure", "error"]  # the final status roofbot set (or meant to)
+
+
+def check_pull(
+    s: Settings, env: Mapping[str, str], client: Any, out: TextIO, *, dry_run: bool = False
+) -> Checked:
+    """Check one pull request and report it: pending status, the check, the sticky comment,
+    the summary, annotations, outputs, and the final status whatever happens."""
+    with status_guard(client, s, out) as final:
+        code, outcome, problem = _run(s, env, client, out, dry_run)
+        if outcome is not None:
+            final.append((outcome.state, outcome.description))
+            return Checked(code, outcome.state)
+        final.append(("error", problem))
+        return Checked(code, "error")
+
+
+def _unfinished(env: Mapping[str, str], title: str, detail: str) -> None:
+    """The job summary of a run that could not check anything."""
+    from roofbot.render.markdown import md
+
+    A.write_summary(env, f"{MARKER}\n### ⚠️ roofcheck: {title}\n\n{md(detail, 2000)}\n")
+
+
 def _run(
     s: Settings, env: Mapping[str, str], client: Any, out: TextIO, dry_run: bool
-) -> tuple[int, Outcome | None]:
+) -> tuple[int, Outcome | None, str]:
+    """(exit code, the outcome, or why there is none)."""
+    from roofbot.adapters.git import GitError
+    from roofbot.adapters.github_api import GitHubError
+
     git_mode = has_commit(s.workspace, s.event.base_sha) and has_commit(
         s.workspace, s.event.head_sha
     )
+    inputs: Inputs | None = None
     try:
         if git_mode:
             inputs = gather_git(s)
@@ -537,19 +696,30 @@ def _run(
                 A.log(
                     out, "the PR's commits are not in the workspace and --dry-run makes no API call"
                 )
-                return 2, None
-            base_text = s.workspace / s.config_path
+                return 2, None, "the pull request's commits are not in the workspace"
+            cfg_file = s.workspace / s.config_path
             base_cfg = load_config_text(
-                base_text.read_text("utf-8") if base_text.is_file() else None
+                cfg_file.read_text("utf-8")
+                if cfg_file.is_file() and not cfg_file.is_symlink()
+                else None
             )
             inputs = gather_api(s, client, base_cfg, out)
         A.log(out, f"changed files from {inputs.source}: {len(inputs.files)}")
         outcome = evaluate(s, inputs)
     except ConfigError as e:
         A.log(out, f"configuration error: {e}")
-        return 2, None
+        _unfinished(env, "configuration error", str(e))
+        return 2, None, "roofbot configuration error (see the job log)"
+    except GitHubError as e:
+        A.log(out, f"could not read the pull request from GitHub: {e}")
+        _unfinished(env, "GitHub did not answer", str(e))
+        return 1, None, f"GitHub did not answer ({type(e).__name__}); rerun with /roofcheck"
+    except GitError as e:
+        A.log(out, f"could not read the pull request from git: {e}")
+        _unfinished(env, "git failed", str(e))
+        return 1, None, "roofbot could not read the pull request's commits (see the job log)"
     finally:
-        if git_mode and "inputs" in locals() and isinstance(inputs.tree, GitTree):
+        if inputs is not None and isinstance(inputs.tree, GitTree):
             inputs.tree.close()
     report_path = _report_path(env)
     report_path.write_text(outcome.json_text, encoding="utf-8")
@@ -573,27 +743,41 @@ def _run(
     elif s.comment == "update":
         _post_comment(client, s, outcome, env, out)
     A.log(out, f"{outcome.state}: {outcome.description}")
-    return (0 if outcome.state == "success" else 1), outcome
+    return (0 if outcome.state == "success" else 1), outcome, ""
+
+
+FALLBACK = "the report is in the job summary and the annotations"
 
 
 def _post_comment(
     client: Any, s: Settings, outcome: Outcome, env: Mapping[str, str], out: TextIO
 ) -> None:
-    from roofbot.adapters.github_api import GitHubForbidden, GitHubTooLong
+    """Create or update the sticky comment. Never raises: whatever GitHub answers, the job
+    summary and the annotations already hold the report, and the status follows."""
+    from roofbot.adapters.github_api import GitHubError, GitHubForbidden, GitHubTooLong
 
-    try:
-        client.upsert_sticky_comment(s.event.number, MARKER, outcome.comment)
-    except GitHubForbidden as e:
-        A.log(
-            out,
-            f"can't comment (read-only token, e.g. a fork PR): {e}; "
-            "the report is in the job summary and the annotations",
-        )
-    except GitHubTooLong:
-        short = outcome.comment[:30000].rsplit("\n", 1)[0]
-        client.upsert_sticky_comment(
-            s.event.number, MARKER, short + "\n\n…cut to fit GitHub's limit: see the job summary.\n"
-        )
+    body = outcome.comment
+    for attempt in range(3):
+        try:
+            client.upsert_sticky_comment(s.event.number, MARKER, body)
+            return
+        except GitHubForbidden as e:
+            A.log(out, f"can't comment (read-only token, e.g. a fork PR): {e}; {FALLBACK}")
+            return
+        except GitHubTooLong as e:
+            if len(body) <= SHORT_COMMENT_BUDGET:
+                A.log(out, f"GitHub refused even the short comment: {e}; {FALLBACK}")
+                return
+            A.log(out, "GitHub says the comment is too long: posting a shorter one")
+            body = fit(body, SHORT_COMMENT_BUDGET, s.summary_url)
+        except GitHubError as e:
+            # upsert lists the comments again first, so a repeat never posts a second one
+            wait = _wait_for(e, attempt)
+            if wait is None or attempt == 2:
+                A.log(out, f"could not comment: {e}; {FALLBACK}")
+                return
+            A.log(out, f"commenting failed ({e}); again in {wait:g} s")
+            time.sleep(wait)
 
 
 def main(dry_run: bool = False) -> int:

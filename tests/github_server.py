@@ -29,8 +29,10 @@ fault answered), ``count(method, pattern)``, ``matching(method, pattern)``, ``cl
 Patterns are regular expressions searched in the *canonical* path: ``/repositories/{id}/...`` (the
 form GitHub uses in Link headers) is rewritten to ``/repos/{owner}/{repo}/...``.
 
-Faults: ``fail(method, pattern, status, times=..., body=..., headers=..., delay=...)`` queues a
-rule; the first rule that matches a request and still has uses left answers it. Helpers:
+Faults: ``fail(method, pattern, status, times=..., body=..., headers=..., delay=..., skip=...)``
+queues a rule; the first rule that matches a request and still has uses left answers it, after
+letting ``skip`` matching requests through (``fail("*", "", 502, skip=3)``: the 4th call fails).
+Helpers:
 ``fail_server_error``, ``fail_integration_forbidden`` (a fork PR's read-only token),
 ``fail_rate_limited`` (primary: 403 + ``x-ratelimit-remaining: 0``; secondary: 403/429 +
 ``retry-after``), ``hang`` (sleep longer than the client's timeout, then answer normally: the
@@ -228,6 +230,8 @@ class Fault:
     delay: float = 0.0
     times: int | None = 1  # None: forever
     hits: int = 0
+    skip: int = 0  # let this many matching requests through first (fail "the n-th call")
+    seen: int = 0
 
     def matches(self, method: str, path: str) -> bool:
         if self.times is not None and self.hits >= self.times:
@@ -494,24 +498,27 @@ class FakeGitHub:
         body: Any = None,
         headers: dict[str, str] | None = None,
         delay: float = 0.0,
+        skip: int = 0,
     ) -> Fault:
+        """Answer matching requests with ``status`` (None: normally, after ``delay``), the
+        first ``times`` of them (None: all) after letting ``skip`` through."""
         if body is None and status is not None:
             body = {"message": "Server Error"} if status >= 500 else {"message": "Error"}
         fault = Fault(
-            method.upper(), re.compile(pattern), status, body, headers or {}, delay, times
+            method.upper(), re.compile(pattern), status, body, headers or {}, delay, times, 0, skip
         )
         with self.lock:
             self.faults.append(fault)
         return fault
 
     def fail_server_error(
-        self, method: str, pattern: str, status: int = 502, *, times: int | None = 1
+        self, method: str, pattern: str, status: int = 502, *, times: int | None = 1, skip: int = 0
     ) -> Fault:
         """5xx. A 502 comes as GitHub's HTML "Unicorn!" page, not JSON, as it does for real."""
         body: Any = {"message": "Server Error"}
         if status == 502:
             body = b"<html><head><title>Unicorn! &middot; GitHub</title></head><body></body></html>"
-        return self.fail(method, pattern, status, times=times, body=body)
+        return self.fail(method, pattern, status, times=times, body=body, skip=skip)
 
     def fail_integration_forbidden(
         self, method: str, pattern: str, *, times: int | None = None
@@ -530,6 +537,7 @@ class FakeGitHub:
         reset_in: int = 600,
         retry_after: int | None = None,
         times: int | None = 1,
+        skip: int = 0,
     ) -> Fault:
         """Primary limit: 403, ``x-ratelimit-remaining: 0`` and the reset epoch. Secondary
         limit (``secondary=True``): 403 or 429 with ``retry-after`` (60 s unless given)."""
@@ -546,11 +554,15 @@ class FakeGitHub:
         doc = "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api"
         message = SECONDARY_RATE_LIMIT if secondary else PRIMARY_RATE_LIMIT
         body = {"message": message, "documentation_url": doc}
-        return self.fail(method, pattern, status, times=times, body=body, headers=headers)
+        return self.fail(
+            method, pattern, status, times=times, body=body, headers=headers, skip=skip
+        )
 
-    def hang(self, method: str, pattern: str, seconds: float, *, times: int | None = 1) -> Fault:
+    def hang(
+        self, method: str, pattern: str, seconds: float, *, times: int | None = 1, skip: int = 0
+    ) -> Fault:
         """Sleep ``seconds`` before answering normally (set it above the client's timeout)."""
-        return self.fail(method, pattern, None, times=times, delay=seconds)
+        return self.fail(method, pattern, None, times=times, delay=seconds, skip=skip)
 
     # ------------------------------------------------------------------ request log
 
@@ -807,7 +819,15 @@ class FakeGitHub:
                 RecordedRequest(method, raw_path, route, query, headers, body, time.time())
             )
             self.rate_used += 1
-            fault = next((f for f in self.faults if f.matches(method, route)), None)
+            fault = None
+            for candidate in self.faults:
+                if not candidate.matches(method, route):
+                    continue
+                if candidate.seen < candidate.skip:
+                    candidate.seen += 1
+                    continue
+                fault = candidate
+                break
             if fault is not None:
                 fault.hits += 1
         delay = fault.delay if fault else 0.0

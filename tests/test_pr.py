@@ -5,135 +5,20 @@ action gets, against the loopback GitHub of tests/github_server.py."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 from github_server import FakeGitHub
-
-ROOT = Path(__file__).resolve().parents[1]
-FIXTURES = ROOT / "fixtures"
-SAMPLES = ROOT.parent / "shared" / "github-samples" / "events"
-PR = 2
-MPT = "data/benchmarks/mpt7b-a100-bs1-per-user-decode-tps.json"
-A100 = "data/accelerators/nvidia-a100-40gb-sxm4.json"
-
-
-def _git(repo: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
-           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}  # fmt: skip
-    out = subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
-    return out.stdout.decode().strip()
-
-
-@dataclass
-class Pull:
-    repo: Path
-    base: str
-    head: str
-
-
-def make_pull(tmp: Path, edit: dict[str, str | None]) -> Pull:
-    """The fixtures committed as the base; `edit` (path -> new text, None deletes) as head."""
-    repo = tmp / "workspace"
-    shutil.copytree(FIXTURES, repo, ignore=shutil.ignore_patterns("broken"))
-    _git(repo, "init", "-q", "-b", "main")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-qm", "base")
-    base = _git(repo, "rev-parse", "HEAD")
-    _git(repo, "checkout", "-qb", "pr")
-    for path, text in edit.items():
-        if text is None:
-            _git(repo, "rm", "-q", path)
-        else:
-            (repo / path).parent.mkdir(parents=True, exist_ok=True)
-            (repo / path).write_text(text, encoding="utf-8")
-            _git(repo, "add", path)
-    _git(repo, "commit", "-qm", "head")
-    head = _git(repo, "rev-parse", "HEAD")
-    _git(repo, "checkout", "-q", "main")  # like pull_request_target: the base is checked out
-    return Pull(repo, base, head)
-
-
-def event_payload(tmp: Path, pull: Pull, gh: FakeGitHub, action: str = "opened") -> Path:
-    payload = json.loads((SAMPLES / "pull_request.opened.json").read_text("utf-8"))
-    payload["action"] = action
-    payload["number"] = PR
-    payload["pull_request"]["number"] = PR
-    payload["pull_request"]["base"]["sha"] = pull.base
-    payload["pull_request"]["head"]["sha"] = pull.head
-    for side in ("base", "head"):
-        payload["pull_request"][side]["repo"]["full_name"] = gh.full_name
-    payload["repository"]["full_name"] = gh.full_name
-    path = tmp / "event.json"
-    path.write_text(json.dumps(payload), encoding="utf-8")
-    return path
-
-
-@dataclass
-class Run:
-    code: int
-    stdout: str
-    summary: str
-    outputs: dict[str, str]
-
-
-def run_action(
-    tmp: Path, pull: Pull, gh: FakeGitHub, *extra: str, crash: bool = False, **env_extra: str
-) -> Run:
-    summary, outputs = tmp / "summary.md", tmp / "output.txt"
-    summary.write_text("", "utf-8")
-    outputs.write_text("", "utf-8")
-    env = {
-        "PATH": os.environ["PATH"],
-        "HOME": str(tmp),
-        "GITHUB_ACTIONS": "true",
-        "GITHUB_EVENT_NAME": "pull_request_target",
-        "GITHUB_EVENT_PATH": str(event_payload(tmp, pull, gh)),
-        "GITHUB_REPOSITORY": gh.full_name,
-        "GITHUB_API_URL": gh.base_url,
-        "GITHUB_SERVER_URL": "https://github.com",
-        "GITHUB_RUN_ID": "4242",
-        "INPUT_GITHUB-TOKEN": gh.token or "",
-        "GITHUB_WORKSPACE": str(pull.repo),
-        "GITHUB_STEP_SUMMARY": str(summary),
-        "GITHUB_OUTPUT": str(outputs),
-        "RUNNER_TEMP": str(tmp),
-        **env_extra,
-    }
-    proc = subprocess.run(
-        [sys.executable, "-m", "roofbot", "pr", *extra],
-        env=env, cwd=pull.repo, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-    assert ("Traceback" in proc.stderr) is crash, proc.stderr
-    parsed: dict[str, str] = {}
-    lines = outputs.read_text("utf-8").splitlines()
-    i = 0
-    while i < len(lines):
-        name, _, delim = lines[i].partition("<<")
-        parsed[name] = lines[i + 1]
-        assert lines[i + 2] == delim
-        i += 3
-    return Run(proc.returncode, proc.stdout, summary.read_text("utf-8"), parsed)
+from prkit import A100, FIXTURES, MPT, PR, make_pull, run_action
+from prkit import violating_copy as _violating_copy
 
 
 @pytest.fixture
 def gh() -> Iterator[FakeGitHub]:
     with FakeGitHub() as server:
         yield server
-
-
-def _violating_copy() -> str:
-    data = json.loads((FIXTURES / MPT).read_text("utf-8"))
-    data["value"] = 150.0  # roof is 111.07 tok/s: 135%
-    return json.dumps(data, indent=2) + "\n"
 
 
 def test_violation_pr_comments_sets_statuses_and_annotates(tmp_path: Path, gh: FakeGitHub) -> None:
@@ -147,7 +32,8 @@ def test_violation_pr_comments_sets_statuses_and_annotates(tmp_path: Path, gh: F
     body = comments[0].body
     assert body.startswith("<!-- roofbot:roofcheck -->\n")
     assert (
-        "🟥 violation | mpt7b-a100-bs1-per-user-decode-tps | 150 | memory-roof | 135.0% |" in body
+        "🟥 violation | mpt7b-a100-bs1-per-user-decode-tps (pinned) | 150 | memory-roof | 135.0% |"
+        in body
     )
     assert "xychart-beta" in body
     states = [s["state"] for s in gh.statuses[pull.head]]
@@ -260,7 +146,7 @@ def test_api_mode_when_the_head_is_not_in_the_workspace(tmp_path: Path, gh: Fake
     assert run.code == 1, run.stdout
     assert "changed files from api: 2" in run.stdout
     body = gh.comments_on(PR)[0].body
-    assert "mpt7b-a100-bs1-per-user-decode-tps | 150 | memory-roof | 135.0% |" in body
+    assert "mpt7b-a100-bs1-per-user-decode-tps (pinned) | 150 | memory-roof | 135.0% |" in body
     assert gh.count("GET", r"/pulls/\d+/files") == 1
     assert [s["state"] for s in gh.statuses[pull.head]] == ["pending", "failure"]
     assert not gh.errors

@@ -1,0 +1,311 @@
+"""`/roofcheck`: rerun roofbot from a comment on a pull request (`issue_comment` events).
+
+The decisions are pure functions over the event payload, each with the words it logs or
+replies defined right above it: which comments are commands (`triage`), what a command asks
+(`parse_command`) and who may run it (`authorize`). `run_comment` wires them to GitHub: it
+reacts to the command comment (eyes on receipt, rocket when done, confused on failure), learns
+the pull request's current head from the API (an `issue_comment` event carries no SHA, and its
+workflow runs on the default branch), and runs the same check as a push does
+(`roofbot.action.check_pull`): pending then final status on that head, the same sticky
+comment. Nothing a commenter writes is ever echoed: replies are fixed text."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, TextIO
+
+from roofbot.adapters import actions as A
+
+COMMAND = "/roofcheck"
+REPLY_MARKER = "<!-- roofbot:reply -->"  # not the sticky marker: a reply is never the report
+
+
+class CommandError(ValueError):
+    """The event payload is not an issue_comment payload."""
+
+
+class Kind(Enum):
+    RERUN = "rerun"  # `/roofcheck`: the changed records, as on a push
+    ALL = "all"  # `/roofcheck all`: every record of the repository at the PR's head
+    HELP = "help"
+    UNKNOWN = "unknown"  # `/roofcheck something-else`: answered with the help
+
+
+@dataclass(frozen=True)
+class Command:
+    kind: Kind
+
+
+@dataclass(frozen=True)
+class CommentEvent:
+    """The fields of an `issue_comment` payload roofbot reads."""
+
+    action: str
+    issue_number: int
+    on_pull: bool  # `issue.pull_request` is present only on a pull request
+    comment_id: int
+    body: str
+    author_login: str
+    author_type: str  # "User", "Bot", "Organization"
+    association: str | None  # absent from older payloads: then the permission decides
+    via_app: bool  # `performed_via_github_app` is set: written by an app
+
+
+@dataclass(frozen=True)
+class Ignored:
+    """Not a command roofbot answers; `reason` goes to the log only."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class Request:
+    """A command to answer."""
+
+    event: CommentEvent
+    command: Command
+
+
+@dataclass(frozen=True)
+class Authorization:
+    allowed: bool
+    via: str  # what decided it, for the log: "author association OWNER", "permission read"
+
+
+# ------------------------------------------------------------------ reading the event
+
+
+def read_event(payload: Mapping[str, Any]) -> CommentEvent:
+    """The comment event's fields, or CommandError when the payload is not one."""
+    try:
+        issue, comment = payload["issue"], payload["comment"]
+        user = comment.get("user") or {}
+        association = comment.get("author_association")
+        return CommentEvent(
+            action=str(payload.get("action") or ""),
+            issue_number=int(issue["number"]),
+            on_pull=isinstance(issue.get("pull_request"), Mapping),
+            comment_id=int(comment["id"]),
+            body=str(comment.get("body") or ""),
+            author_login=str(user.get("login") or ""),
+            author_type=str(user.get("type") or ""),
+            association=str(association).upper() if association else None,
+            via_app=bool(comment.get("performed_via_github_app")),
+        )
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        raise CommandError(f"the event payload is not an issue_comment event: {e!r}") from None
+
+
+# ------------------------------------------------------------------ what a comment asks
+
+KINDS = {"": Kind.RERUN, "all": Kind.ALL, "help": Kind.HELP}
+
+
+def parse_command(body: str) -> Command | None:
+    """The command on the comment's first line: `/roofcheck`, `/roofcheck all`,
+    `/roofcheck help`; anything else after `/roofcheck` is UNKNOWN. None: not a command (a
+    quote `> /roofcheck`, `/roofchecks`, or `/roofcheck` on a later line)."""
+    first = body.lstrip("\ufeff").split("\n", 1)[0].strip()
+    words = first.split()
+    if not words or words[0].lower() != COMMAND:
+        return None
+    argument = " ".join(words[1:]).lower()
+    return Command(KINDS.get(argument, Kind.UNKNOWN))
+
+
+# ------------------------------------------------------------------ which comments count
+
+NOT_CREATED = "the comment was {action}, not created: only a new comment runs a command"
+NOT_A_PULL = "issue #{number} is not a pull request"
+FROM_A_BOT = "the comment is by a bot ({login})"
+NOT_A_COMMAND = "the comment's first line is not a /roofcheck command"
+
+
+def is_bot(event: CommentEvent) -> bool:
+    return event.author_type == "Bot" or event.author_login.endswith("[bot]") or event.via_app
+
+
+def triage(event: CommentEvent) -> Ignored | Request:
+    """Whether roofbot answers this comment: a new comment, on a pull request, by a person,
+    whose first line is `/roofcheck`. Edited comments, plain issues and bots are ignored."""
+    if event.action != "created":
+        return Ignored(NOT_CREATED.format(action=event.action or "changed"))
+    if not event.on_pull:
+        return Ignored(NOT_A_PULL.format(number=event.issue_number))
+    if is_bot(event):
+        return Ignored(FROM_A_BOT.format(login=event.author_login or "unknown"))
+    command = parse_command(event.body)
+    if command is None:
+        return Ignored(NOT_A_COMMAND)
+    return Request(event, command)
+
+
+# ------------------------------------------------------------------ who may run it
+
+#: Author associations that can merge, as GitHub reports them on the comment (fast path).
+MERGERS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
+#: Repository permissions that can merge, from the collaborator-permission endpoint (either
+#: the legacy `permission` or `role_name`; `GitHubClient.permission` takes the stronger).
+WRITERS = frozenset({"write", "maintain", "admin"})
+
+WHO_MAY_RUN = (
+    "`/roofcheck` can be run by people who may merge into this repository: its owner, members "
+    "of its organisation, and collaborators with write, maintain or admin permission."
+)
+NOT_ALLOWED = (
+    f"{REPLY_MARKER}\n"
+    "Thanks for asking for a new check. "
+    f"{WHO_MAY_RUN} "
+    "roofbot already checks this pull request by itself every time it is updated, so there is "
+    "nothing you need to do; a maintainer can ask for a rerun if one is needed.\n"
+)
+
+
+def authorize(association: str | None, permission: Callable[[], str]) -> Authorization:
+    """Allowed when the comment's author association is OWNER, MEMBER or COLLABORATOR;
+    otherwise `permission()` (one API call) must be write, maintain or admin. Errors of
+    `permission()` propagate: the caller decides (roofbot runs nothing)."""
+    if association in MERGERS:
+        return Authorization(True, f"author association {association}")
+    level = permission()
+    return Authorization(level in WRITERS, f"permission {level}")
+
+
+# ------------------------------------------------------------------ help
+
+HELP = (
+    f"{REPLY_MARKER}\n"
+    "**roofbot commands**, on the first line of a new comment on a pull request:\n\n"
+    "| command | what it does |\n"
+    "|---|---|\n"
+    "| `/roofcheck` | checks this pull request again, on its current head: the changed "
+    "benchmark records and every record a changed catalogue entry affects, the same check "
+    "as on every push (status `roofcheck`, the report comment updated in place) |\n"
+    "| `/roofcheck all` | checks every benchmark record of the repository at this pull "
+    "request's head; the `roofcheck` status then covers all of them (`/roofcheck` goes back "
+    "to the changed records) |\n"
+    "| `/roofcheck help` | this message |\n\n"
+    f"{WHO_MAY_RUN}\n"
+)
+UNKNOWN = HELP.replace(
+    "**roofbot commands**", "`/roofcheck` does not know that argument. **roofbot commands**", 1
+)
+
+
+def reply_for(command: Command) -> str | None:
+    """The fixed reply a command gets without running anything, or None: it runs."""
+    if command.kind is Kind.HELP:
+        return HELP
+    if command.kind is Kind.UNKNOWN:
+        return UNKNOWN
+    return None
+
+
+# ------------------------------------------------------------------ running it
+
+
+def run_comment(env: Mapping[str, str], *, dry_run: bool = False, out: TextIO = sys.stdout) -> int:
+    """Answer an `issue_comment` event. Exit code: 0 nothing to do, or the check passed;
+    1 the check failed or roofbot could not finish; 2 usage error."""
+    from roofbot import action
+
+    try:
+        _, payload = action.read_payload(env)
+        event = read_event(payload)
+    except (action.UsageError, CommandError) as e:
+        A.log(out, f"error: {e}")
+        return 2
+    decision = triage(event)
+    if isinstance(decision, Ignored):
+        A.log(out, f"comment {event.comment_id} ignored: {decision.reason}")
+        return 0
+    command = decision.command
+    if dry_run:
+        A.log(out, f"dry run: /roofcheck {command.kind.value} on #{event.issue_number} not run")
+        return 0
+    try:
+        client = action.make_client(env)
+    except action.UsageError as e:
+        A.log(out, f"error: {e}")
+        return 2
+    try:
+        return _answer(env, client, event, command, out)
+    finally:
+        client.close()
+
+
+def _answer(
+    env: Mapping[str, str], client: Any, event: CommentEvent, command: Command, out: TextIO
+) -> int:
+    from roofbot import action
+    from roofbot.adapters.github_api import GitHubError
+
+    number = event.issue_number
+    fixed = reply_for(command)
+    if fixed is not None:
+        _reply(client, number, fixed, out)
+        return 0
+    try:
+        auth = authorize(event.association, lambda: client.permission(event.author_login))
+    except GitHubError as e:
+        A.log(out, f"could not look up the permission of {event.author_login}: {e}")
+        _react(client, event.comment_id, "confused", out)
+        return 1
+    if not auth.allowed:
+        A.log(out, f"/roofcheck by {event.author_login} not run: {auth.via}")
+        _reply(client, number, NOT_ALLOWED, out)
+        return 0
+    A.log(out, f"/roofcheck {command.kind.value} by {event.author_login} ({auth.via})")
+    _react(client, event.comment_id, "eyes", out)
+    try:
+        pull = client.get_pull(number)
+        if pull.state != "open":
+            A.log(out, f"#{number} is {pull.state}: checking its head anyway")
+        pr_event = action.PullEvent(
+            number=pull.number,
+            action=command.kind.value,
+            base_sha=pull.base_sha,
+            head_sha=pull.head_sha,
+            base_ref=pull.base_ref,
+            is_fork=pull.is_fork,
+            draft=pull.draft,
+        )
+        settings = action.settings_for(
+            env, action.COMMENT_EVENT, pr_event, sweep=command.kind is Kind.ALL
+        )
+        checked = action.check_pull(settings, env, client, out)
+    except GitHubError as e:
+        A.log(out, f"could not read pull request #{number}: {e}")
+        _react(client, event.comment_id, "confused", out)
+        return 1
+    except action.UsageError as e:
+        A.log(out, f"error: {e}")
+        _react(client, event.comment_id, "confused", out)
+        return 2
+    except BaseException:
+        _react(client, event.comment_id, "confused", out)
+        raise
+    done = checked.state in ("success", "failure")  # the check ran; it may have found problems
+    _react(client, event.comment_id, "rocket" if done else "confused", out)
+    return checked.code
+
+
+def _react(client: Any, comment_id: int, content: str, out: TextIO) -> None:
+    from roofbot.adapters.github_api import GitHubError
+
+    try:
+        client.react(comment_id, content)
+    except GitHubError as e:
+        A.log(out, f"could not react {content} to comment {comment_id}: {e}")
+
+
+def _reply(client: Any, number: int, body: str, out: TextIO) -> None:
+    from roofbot.adapters.github_api import GitHubError
+
+    try:
+        client.reply(number, body)
+    except GitHubError as e:
+        A.log(out, f"could not reply on #{number}: {e}")

@@ -1,0 +1,223 @@
+"""Running `roofbot pr` end to end, as the action runs it: a real git repository (the base
+committed on `main`, the PR's head on a branch, `main` checked out as on pull_request_target
+and issue_comment), a real webhook payload adapted from ../shared/github-samples/events, and
+the command as a subprocess with the environment a container action gets, against the loopback
+GitHub of tests/github_server.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from github_server import FakeGitHub
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "fixtures"
+SAMPLES = ROOT.parent / "shared" / "github-samples" / "events"
+PR = 2
+MPT = "data/benchmarks/mpt7b-a100-bs1-per-user-decode-tps.json"
+A100 = "data/accelerators/nvidia-a100-40gb-sxm4.json"
+
+_GIT_ENV = {
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@example.com",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@example.com",
+}
+
+
+def git(repo: Path, *args: str, input: bytes | None = None) -> str:
+    env = {**os.environ, **_GIT_ENV}
+    out = subprocess.run(
+        ["git", "-c", "core.quotepath=off", *args],
+        cwd=repo, env=env, check=True, capture_output=True, input=input,
+    )  # fmt: skip
+    return out.stdout.decode("utf-8", "replace").strip()
+
+
+@dataclass
+class Pull:
+    repo: Path
+    base: str
+    head: str
+
+
+Edit = Mapping[str, str | bytes | None]
+
+
+def make_pull(
+    tmp: Path,
+    edit: Edit,
+    *,
+    links: Mapping[str, str] | None = None,
+    base_edit: Edit | None = None,
+    hook: Callable[[Path], None] | None = None,
+) -> Pull:
+    """The fixtures (plus `base_edit`) committed as the base on `main`; `edit` (path -> new
+    text or bytes, None deletes) plus `links` (path -> symlink target) as the head on `pr`;
+    `hook(repo)` runs before the head commit (to make files a dict can't describe)."""
+    repo = tmp / "workspace"
+    shutil.copytree(FIXTURES, repo, ignore=shutil.ignore_patterns("broken"))
+    for path, data in (base_edit or {}).items():
+        _write(repo, path, data)
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    base = git(repo, "rev-parse", "HEAD")
+    git(repo, "checkout", "-qb", "pr")
+    for path, data in edit.items():
+        if data is None:
+            git(repo, "rm", "-q", "--", path)
+        else:
+            _write(repo, path, data)
+    for path, target in (links or {}).items():
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        os.symlink(target, repo / path)
+    if hook is not None:
+        hook(repo)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "head", "--allow-empty")
+    head = git(repo, "rev-parse", "HEAD")
+    git(repo, "checkout", "-q", "main")  # like pull_request_target: the base is checked out
+    return Pull(repo, base, head)
+
+
+def _write(repo: Path, path: str, data: str | bytes | None) -> None:
+    target = repo / path
+    if data is None:
+        target.unlink()
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(data, bytes):
+        target.write_bytes(data)
+    else:
+        target.write_text(data, encoding="utf-8")
+
+
+def sample(name: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((SAMPLES / name).read_text("utf-8"))
+    return data
+
+
+def pull_event(pull: Pull, gh: FakeGitHub, action: str = "opened") -> dict[str, Any]:
+    payload = sample("pull_request.opened.json")
+    payload["action"] = action
+    payload["number"] = PR
+    payload["pull_request"]["number"] = PR
+    payload["pull_request"]["base"]["sha"] = pull.base
+    payload["pull_request"]["head"]["sha"] = pull.head
+    for side in ("base", "head"):
+        payload["pull_request"][side]["repo"]["full_name"] = gh.full_name
+    payload["repository"]["full_name"] = gh.full_name
+    return payload
+
+
+def comment_event(
+    gh: FakeGitHub,
+    body: str,
+    *,
+    name: str = "issue_comment.created.json",
+    number: int = PR,
+    comment_id: int | None = None,
+) -> dict[str, Any]:
+    """A real issue_comment payload pointed at this repository, its body replaced."""
+    payload = sample(name)
+    payload["issue"]["number"] = number
+    if isinstance(payload["issue"].get("pull_request"), dict):
+        pr = payload["issue"]["pull_request"]
+        pr["url"] = f"{gh.repo_url}/pulls/{number}"
+        pr["html_url"] = f"{gh.html_url}/pull/{number}"
+    payload["comment"]["body"] = body
+    if comment_id is not None:
+        payload["comment"]["id"] = comment_id
+    payload["repository"]["full_name"] = gh.full_name
+    return payload
+
+
+@dataclass
+class Run:
+    code: int
+    stdout: str
+    stderr: str
+    summary: str
+    outputs: dict[str, str]
+    seconds: float
+
+
+def run_roofbot(
+    tmp: Path,
+    workspace: Path,
+    gh: FakeGitHub,
+    event_name: str,
+    payload: Mapping[str, Any],
+    *extra: str,
+    crash: bool = False,
+    timeout: float = 120,
+    **env_extra: str,
+) -> Run:
+    event = tmp / "event.json"
+    event.write_text(json.dumps(payload), encoding="utf-8")
+    summary, outputs = tmp / "summary.md", tmp / "output.txt"
+    summary.write_text("", "utf-8")
+    outputs.write_text("", "utf-8")
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(tmp),
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_EVENT_NAME": event_name,
+        "GITHUB_EVENT_PATH": str(event),
+        "GITHUB_REPOSITORY": gh.full_name,
+        "GITHUB_API_URL": gh.base_url,
+        "GITHUB_SERVER_URL": "https://github.com",
+        "GITHUB_RUN_ID": "4242",
+        "GITHUB_TOKEN": gh.token or "",
+        "GITHUB_WORKSPACE": str(workspace),
+        "GITHUB_STEP_SUMMARY": str(summary),
+        "GITHUB_OUTPUT": str(outputs),
+        "RUNNER_TEMP": str(tmp),
+        **env_extra,
+    }
+    started = time.monotonic()
+    proc = subprocess.run(
+        [sys.executable, "-m", "roofbot", "pr", *extra],
+        env=env, cwd=workspace, capture_output=True, text=True, timeout=timeout,
+    )  # fmt: skip
+    seconds = time.monotonic() - started
+    assert ("Traceback" in proc.stderr) is crash, proc.stderr
+    parsed: dict[str, str] = {}
+    lines = outputs.read_text("utf-8").splitlines()
+    i = 0
+    while i < len(lines):
+        name, _, delim = lines[i].partition("<<")
+        parsed[name] = lines[i + 1]
+        assert lines[i + 2] == delim
+        i += 3
+    return Run(
+        proc.returncode, proc.stdout, proc.stderr, summary.read_text("utf-8"), parsed, seconds
+    )
+
+
+def run_action(
+    tmp: Path, pull: Pull, gh: FakeGitHub, *extra: str, crash: bool = False, **env_extra: str
+) -> Run:
+    """`roofbot pr` on a pull_request_target event for `pull`."""
+    return run_roofbot(
+        tmp, pull.repo, gh, "pull_request_target", pull_event(pull, gh), *extra,
+        crash=crash, **env_extra,
+    )  # fmt: skip
+
+
+def violating_copy(value: float = 150.0) -> str:
+    """The MPT-7B batch-1 record at `value` tok/s (its roof is 111.07 tok/s: 150 is 135%)."""
+    data = json.loads((FIXTURES / MPT).read_text("utf-8"))
+    data["value"] = value
+    return json.dumps(data, indent=2) + "\n"
