@@ -73,5 +73,8 @@ def test_long_lists_are_capped_with_a_count() -> None:
 def test_references_are_neutralised_in_every_spelling() -> None:
     for text in ("#1", "owner/repo#12", "x#3", "GH-4", "gh-5", "see(#6)"):
         assert not re.search(r"#\d|GH-\d", md(text), re.IGNORECASE), text
+    for text in ("https://github.com/o/r/issues/1", "www.github.com/o/r/pull/2", "HTTP://x"):
+        assert "://" not in md(text) and "www." not in md(text).lower(), text
+        assert "://" not in html_text(text), text
     assert html_text("a|b") == "a&#124;b"  # our own entities stay whole
     assert html_text("&#124;") == "&amp;#\u200b124;"  # a record's stay inert

@@ -58,6 +58,8 @@ _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~$])")
 _MENTION = re.compile(r"@(?=[A-Za-z0-9])")
 # `#1`, `owner/repo#1` and `GH-1` all link an issue; `&#124;` is our own escaping, left whole
 _REF = re.compile(r"((?<!&)#|GH-)(?=\d)", re.IGNORECASE)
+# a bare URL is autolinked, and one to an issue or pull request cross-references it
+_AUTOLINK = re.compile(r"://|\bwww\.", re.IGNORECASE)
 _ZWSP = "\u200b"
 
 
@@ -73,12 +75,14 @@ def _plain(value: object, limit: int) -> str:
 
 def _neutralise(text: str) -> str:
     text = _MENTION.sub("@" + _ZWSP, text)
+    text = _AUTOLINK.sub(lambda m: m.group(0)[:-1] + _ZWSP + m.group(0)[-1], text)
     return _REF.sub(lambda m: m.group(1) + _ZWSP, text)
 
 
 def md(value: object, limit: int = MAX_FIELD_CHARS) -> Safe:
     """Escape text for inline GitHub Markdown, table cells included: one line, no live markup,
-    no HTML, no @mention, no #123 reference, no `<!--` that could forge the hidden marker."""
+    no HTML, no @mention, no #123 reference, no autolinked URL, no `<!--` that could forge the
+    hidden marker."""
     if isinstance(value, Safe):
         return value
     text = html.escape(_plain(value, limit), quote=False)
