@@ -195,6 +195,75 @@ def schema() -> None:
 
 
 @cli.command()
+@click.argument("paths", nargs=-1)
+@click.option(
+    "--repo",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=".",
+    show_default=True,
+    help="The records repository (its root folder).",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default="roofbot-plots",
+    show_default=True,
+    help="Folder the charts are written to.",
+)
+@click.option(
+    "--record",
+    "record_ids",
+    multiple=True,
+    help="Also draw this record's batch sweep (repeatable): sweep-<id>.png/.svg.",
+)
+@click.option(
+    "--image-format",
+    "formats",
+    type=click.Choice(("png", "svg")),
+    multiple=True,
+    help="Image format(s) to write (repeatable). [default: png and svg]",
+)
+def plot(
+    paths: tuple[str, ...],
+    repo: Path,
+    out_dir: Path,
+    record_ids: tuple[str, ...],
+    formats: tuple[str, ...],
+) -> None:
+    """Draw the roofline charts: PATHS (default: every record) at their percent of the roof
+    that binds them (roofline.png/.svg), and each --record's batch sweep. Needs the [plot]
+    extra (matplotlib).
+
+    Example: roofbot plot --repo fixtures --out plots --record mpt7b-a100-bs64-aggregate-output-tps
+    """
+    from roofbot.engine import check_path, find_path, run_check
+    from roofbot.plot import FORMATS, PlotUnavailable, corpus_chart, save, sweep_chart
+
+    repository = _open(repo)
+    rels = [_relative(p, repo) for p in paths] or None
+    chosen = formats or FORMATS
+    try:
+        report = run_check(repository, rels, calibration=False)
+        cal = [c.id for c in repository.config.calibration]
+        written = save(corpus_chart(report, cal), out_dir / "roofline", chosen)
+        for rid in record_ids:
+            path = find_path(repository, rid)
+            if path is None:
+                raise click.UsageError(f"no benchmark record with id {rid!r} in {repo}")
+            result = check_path(repository, repository.catalogue(), path)
+            try:
+                fig = sweep_chart(result)
+            except ValueError as e:
+                raise click.UsageError(str(e)) from None
+            written += save(fig, out_dir / f"sweep-{rid}", chosen)
+    except PlotUnavailable as e:
+        raise click.UsageError(str(e)) from None
+    for w in written:
+        click.echo(str(w))
+
+
+@cli.command()
 @click.argument("record_id")
 @click.option(
     "--repo",
