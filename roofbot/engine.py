@@ -50,12 +50,15 @@ def run_check(
 ) -> Report:
     """Check `paths` (default: every record) and calibrate. `jobs` > 1 checks on that many
     processes where the tree allows it (the results are the same, in the same order)."""
-    from roofbot.parallel import can_parallelise, check_parallel
-
     catalogue = repo.catalogue()
     todo = list(paths) if paths is not None else repo.record_paths()
     results: list[RecordResult] = []
-    if jobs > 1 and len(todo) >= 100 and can_parallelise(repo):
+    parallel = jobs > 1 and len(todo) >= 100
+    if parallel:  # multiprocessing is only imported when asked for
+        from roofbot.parallel import can_parallelise, check_parallel
+
+        parallel = can_parallelise(repo)
+    if parallel:
         results = check_parallel(repo, todo, jobs, progress)
     else:
         for i, p in enumerate(todo):
