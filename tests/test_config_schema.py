@@ -186,9 +186,7 @@ _leaf = st.one_of(
 )
 _any = st.recursive(
     _leaf,
-    lambda inner: st.one_of(
-        st.lists(inner, max_size=3), st.dictionaries(_word, inner, max_size=3)
-    ),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(_word, inner, max_size=3)),
     max_leaves=6,
 )
 _pin = st.dictionaries(st.sampled_from([*PIN_KEYS, "colour"]), _leaf, max_size=3)
