@@ -167,44 +167,70 @@ def _ls_tree_entries(raw: bytes, long: bool = False) -> list[Entry]:
 
 
 class GitTree:
-    """The files of one commit, read from the object database (the `Tree` protocol). Paths
-    are listed once with `git ls-tree -r --long`; blobs come from one `git cat-file --batch`
-    process, after their size was checked against the caller's limit."""
+    """The files of one commit, read from the object database (the `Tree` protocol). Only what
+    is asked for is listed: a folder with `git ls-tree --long` when a glob needs it, one path
+    when it is read, so a PR's cost does not grow with the corpus (bench/bench_pr.py). Blobs
+    come from one `git cat-file --batch` process, after their size was checked."""
 
     def __init__(self, repo_dir: Path, rev: str) -> None:
         self.repo_dir = repo_dir
         self.rev = rev
-        raw = git(repo_dir, "ls-tree", "-r", "-z", "--long", "--full-tree", rev)
-        self.entries: dict[str, Entry] = {e.path: e for e in _ls_tree_entries(raw, long=True)}
+        self._folders: dict[str, dict[str, Entry]] = {}
+        self._paths: dict[str, Entry | None] = {}
+        self._all: dict[str, Entry] | None = None
         self._batch: subprocess.Popen[bytes] | None = None
+
+    def _ls(self, *args: str) -> list[Entry]:
+        # paths are literal: a record named "*.json" or ":(top)x" is not a pattern
+        raw = git(
+            self.repo_dir, "--literal-pathspecs", "ls-tree", "-z", "--long", "--full-tree", *args
+        )
+        return _ls_tree_entries(raw, long=True)
+
+    def _folder(self, folder: str) -> dict[str, Entry]:
+        if folder not in self._folders:
+            spec = [self.rev, "--", f"{folder}/"] if folder else [self.rev]
+            self._folders[folder] = {e.path: e for e in self._ls(*spec)}
+        return self._folders[folder]
+
+    @property
+    def entries(self) -> dict[str, Entry]:
+        """Every path of the commit (listed on first use: only a wildcard folder needs it)."""
+        if self._all is None:
+            self._all = {e.path: e for e in self._ls("-r", self.rev)}
+        return self._all
+
+    def _entry(self, path: str) -> Entry | None:
+        folder = posixpath.dirname(path)
+        if folder in self._folders:
+            return self._folders[folder].get(path)
+        if self._all is not None:
+            return self._all.get(path)
+        if path not in self._paths:
+            found = [e for e in self._ls(self.rev, "--", path) if e.path == path]
+            self._paths[path] = found[0] if found else None
+        return self._paths[path]
 
     # -------------------------------------------------------------- Tree protocol
     def glob(self, pattern: str) -> list[str]:
         pattern = safe_relpath(pattern)
         folder, name = posixpath.split(pattern)
-        wild_folder = any(c in folder for c in "*?[")
-        out = []
-        for path in self.entries:
-            if wild_folder:
-                ok = fnmatch.fnmatchcase(path, pattern)
-            else:
-                ok = posixpath.dirname(path) == folder and fnmatch.fnmatchcase(
-                    posixpath.basename(path), name
-                )
-            if ok:
-                out.append(path)
-        return sorted(out)
+        if any(c in folder for c in "*?["):
+            return sorted(p for p in self.entries if fnmatch.fnmatchcase(p, pattern))
+        return sorted(
+            p for p in self._folder(folder) if fnmatch.fnmatchcase(posixpath.basename(p), name)
+        )
 
     def exists(self, path: str) -> bool:
         try:
-            e = self.entries.get(safe_relpath(path))
+            e = self._entry(safe_relpath(path))
         except TreeError:
             return False
         return e is not None and e.kind == "blob" and e.mode != MODE_SYMLINK
 
     def read(self, path: str, limit: int) -> bytes:
         path = safe_relpath(path)
-        e = self.entries.get(path)
+        e = self._entry(path)
         if e is None:
             raise TreeError(f"{path}: no such file at {self.rev[:12]}")
         if e.mode == MODE_SYMLINK:
