@@ -72,3 +72,25 @@ def test_windowed_scanning_finds_what_a_whole_scan_finds(real_repo) -> None:  # 
                 whole = [(r.read(m), m.span()) for m in r.pattern.finditer(text)]
                 windowed = [h.value for h in find((r,), fields, (field,))]
                 assert windowed == [v for v, _ in whole], (path, field, r.name)
+
+
+def test_8192_tokens_is_not_a_batch() -> None:
+    from roofbot.core.rules import BATCH_RULES
+
+    text = "Decode figure is tg8192 = 8192 generated tokens, so it is steady-state decode"
+    assert {r.read(m) for r in BATCH_RULES for m in r.pattern.finditer(text)} == {1}  # tg: batch 1
+
+
+def test_a_size_in_a_comparison_sentence_is_not_the_model_run(fixtures_repo) -> None:  # type: ignore[no-untyped-def]
+    from roofbot.core.check import check_record
+
+    rec = {
+        "id": "t", "type": "benchmark", "name": "8B run", "status": "verified", "engine_id": "x",
+        "accelerator_ids": ["nvidia-a100-40gb-sxm4"], "model": "Llama 3.1 8B", "format_id": None,
+        "metric": "decode_tok_s", "value": 30.0, "unit": "tok/s",
+        "methodology": "1x A100, batch size 1, FP16. A 70B model would need 140 GB, 2x more cards.",
+        "notes": "Compared with a 70B model at Q4_K_M this is 9x faster.",
+    }  # fmt: skip
+    r = check_record(rec, "t.json", fixtures_repo.catalogue(), fixtures_repo.config)
+    params = dict(r.inputs)["params_b"]
+    assert params.value == 8.03 and "data/models/llama-3-1-8b.json" in params.source

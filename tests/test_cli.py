@@ -1,0 +1,68 @@
+"""The CLI as a person uses it: explain, parts, coverage, exit codes."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import FIXTURES
+
+
+def roofbot(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "roofbot", *args], capture_output=True,
+                          text=True, timeout=120, cwd=cwd, check=False)  # fmt: skip
+
+
+def test_explain_shows_each_input_with_its_provenance() -> None:
+    out = roofbot("explain", "--repo", str(FIXTURES), "mpt7b-a100-bs64-aggregate-output-tps")
+    assert out.returncode == 0, out.stderr
+    text = out.stdout
+    assert "batch" in text and 'unit: "' in text  # the batch, and the words it was read from
+    assert "pin -> data/accelerators/nvidia-a100-40gb-sxm4.json" in text
+    assert "64 x 111.07 tok/s = 7108.57 tok/s" in text
+    assert "not applied" in text and "batch-1-roof-on-aggregate" in text
+
+
+def test_explain_unknown_id_is_a_usage_error() -> None:
+    out = roofbot("explain", "--repo", str(FIXTURES), "no-such-record")
+    assert out.returncode == 2 and "no benchmark record" in out.stderr
+
+
+def test_parts_lists_the_resolved_catalogue() -> None:
+    out = roofbot("parts", "--repo", str(FIXTURES), "a100")
+    assert out.returncode == 0
+    assert "nvidia-a100-40gb-sxm4" in out.stdout and "1555 GB/s" in out.stdout
+    sparse = roofbot("parts", "--repo", str(FIXTURES), "rtx-pro-6000")
+    assert "sparse only: fp4" in sparse.stdout
+
+
+def test_coverage_says_what_unchecked_records_lack() -> None:
+    out = roofbot("coverage", "--repo", str(FIXTURES))
+    assert out.returncode == 0
+    assert "lacks accelerator" in out.stdout
+    assert "coverage: 28 of 30" in out.stdout
+    data = json.loads(roofbot("coverage", "--repo", str(FIXTURES), "--format", "json").stdout)
+    assert data["checked"] == 28 and data["token_rate_records"] == 30
+
+
+def test_exit_codes(tmp_path: Path) -> None:
+    assert roofbot("check", "--repo", str(FIXTURES)).returncode == 0  # deprecated never fail
+    repo = tmp_path / "r"
+    shutil.copytree(FIXTURES, repo, ignore=shutil.ignore_patterns("broken"))
+    cfg = repo / ".roofbot.yml"
+    cfg.write_text(cfg.read_text().replace("deprecated_fail: false", "deprecated_fail: true"))
+    assert roofbot("check", "--repo", str(repo)).returncode == 1
+    cfg.write_text("fail_on: [nonsense]\n")
+    bad = roofbot("check", "--repo", str(repo))
+    assert bad.returncode == 2 and "fail_on" in bad.stderr
+
+
+def test_text_output_is_verdict_first_and_uncoloured_off_a_terminal() -> None:
+    out = roofbot("check", "--repo", str(FIXTURES))
+    lines = out.stdout.splitlines()
+    assert lines[0].split()[0] in {"error", "violation", "suspect", "unchecked", "pass"}
+    assert "\x1b[" not in out.stdout
+    assert "calibration: ok (6/6 within 0.1 pp)" in out.stdout
