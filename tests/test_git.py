@@ -129,3 +129,21 @@ def test_dependents_of_a_changed_accelerator(pull: tuple[Path, str, str]) -> Non
     assert f"{B}/mpt7b-a100-bs1-per-user-decode-tps.json" in deps
     assert f"{B}/mpt7b-a100-bs64-aggregate-output-tps.json" in deps
     assert f"{B}/local-rtx-pro-6000-70b-q8-decode.json" not in deps
+
+
+def test_read_many_matches_read_one_by_one(pull: tuple[Path, str, str]) -> None:
+    """The batched reader (the reverse index's hot path) gives what `read` gives, errors too."""
+    repo, _base, head = pull
+    with GitTree(repo, head) as tree:
+        paths = [*tree.glob(f"{B}/*.json"), "../outside.json", f"{B}/missing.json"]
+        batched = dict(tree.read_many(paths * 8, 4096))  # more than one batch of 256
+        assert len(paths) * 8 > 256
+        for path in paths:
+            got = batched[path]
+            try:
+                want: bytes | str = tree.read(path, 4096)
+            except TreeError as e:
+                want = str(e)
+            assert (str(got) if isinstance(got, TreeError) else got) == want, path
+        assert isinstance(batched[f"{B}/evil.json"], TreeError)  # a link is never read
+        assert isinstance(batched["../outside.json"], TreeError)
