@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from github_server import FakeGitHub
-from prkit import A100, MPT, PR, git, violating_copy
+from prkit import A100, MPT, PR, git, pull_event, run_roofbot, violating_copy
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_sweep import generate
