@@ -29,7 +29,9 @@ def generate(root: Path, n: int, seed: int = 7) -> list[Path]:
     unknown-batch, long notes) with fresh ids and jittered values; 1% broken."""
     shutil.copytree(FIXTURES / "data", root / "data", ignore=shutil.ignore_patterns("benchmarks"))
     shutil.copytree(FIXTURES / "schemas", root / "schemas")
-    shapes = [json.loads(p.read_text()) for p in sorted((FIXTURES / "data/benchmarks").glob("*.json"))]
+    shapes = [
+        json.loads(p.read_text()) for p in sorted((FIXTURES / "data/benchmarks").glob("*.json"))
+    ]
     bench = root / "data" / "benchmarks"
     bench.mkdir(parents=True)
     rng = random.Random(seed)
@@ -72,15 +74,20 @@ def check_jsonschema(root: Path, paths: list[Path]) -> float | None:
         return None
     good = [str(p) for i, p in enumerate(paths) if i % 97]  # it stops at broken JSON files
     t = time.perf_counter()
-    subprocess.run([exe, "--schemafile", str(root / "schemas/benchmark.schema.json"), *good],
-                   capture_output=True, check=False)
+    subprocess.run(
+        [exe, "--schemafile", str(root / "schemas/benchmark.schema.json"), *good],
+        capture_output=True,
+        check=False,
+    )
     return time.perf_counter() - t
 
 
 def main() -> None:
     sizes = [int(a) for a in sys.argv[1:]] or [1000, 10_000]
-    print("| records | floor rec/s | roofbot rec/s | ratio | --jobs 2 rec/s | speed-up | "
-          "check-jsonschema rec/s | roofbot / check-jsonschema |")
+    print(
+        "| records | floor rec/s | roofbot rec/s | ratio | --jobs 2 rec/s | speed-up | "
+        "check-jsonschema rec/s | roofbot / check-jsonschema |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     for n in sizes:
         with tempfile.TemporaryDirectory() as tmp:
@@ -93,8 +100,10 @@ def main() -> None:
             two = min(r[2] for r in rounds)
             cj = check_jsonschema(root, paths) if n <= 10_000 else None
             cj_text = f"{n / cj:,.0f} | {cj / one:.1f}x faster" if cj else "- | -"
-            print(f"| {n:,} | {n / f:,.0f} | {n / one:,.0f} | {one / f:.1f}x | {n / two:,.0f} | "
-                  f"{one / two:.2f}x | {cj_text} |")
+            print(
+                f"| {n:,} | {n / f:,.0f} | {n / one:,.0f} | {one / f:.1f}x | {n / two:,.0f} | "
+                f"{one / two:.2f}x | {cj_text} |"
+            )
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"\npeak RSS of this process: {peak:.0f} MB")
 
