@@ -30,7 +30,7 @@ from roofbot.adapters.git import (
     matches_any,
 )
 from roofbot.adapters.jsonfile import MAX_BYTES
-from roofbot.adapters.repo import CONFIG_NAME, Repository, load_config_text
+from roofbot.adapters.repo import CONFIG_NAME, MAX_CONFIG_BYTES, Repository, load_config_text
 from roofbot.adapters.schemas import Schemas
 from roofbot.adapters.tree import FolderTree, Tree, TreeError
 from roofbot.changes import Changes, FileChange, InstrumentChange
@@ -230,6 +230,23 @@ class Inputs:
     files: list[FileChange]
     source: Literal["git", "api"]
     notes: tuple[str, ...] = ()  # what the report must say about how the files were read
+    head_config_problem: str | None = None  # the PR's config is there but can't be read
+
+
+def head_config(tree: Tree, path: str, present: bool) -> tuple[str | None, str | None]:
+    """(text, problem) of the PR's `.roofbot.yml`: (None, None) when there is none; a problem
+    when there is something roofbot can't read (a link, too big, not UTF-8). An unreadable
+    config is never taken for an absent one: that would drop every pin without saying why."""
+    if not present:
+        return None, None
+    try:
+        return tree.read(path, MAX_CONFIG_BYTES).decode("utf-8"), None
+    except TreeError as e:
+        if "limit" in str(e):
+            return None, f"{path} is over {MAX_CONFIG_BYTES // 1024} KiB"
+        return None, str(e)
+    except UnicodeDecodeError as e:
+        return None, f"{path} is not UTF-8 (bad byte at offset {e.start})"
 
 
 def _relevant(path: str, cfg: Config, config_path: str) -> bool:
@@ -248,7 +265,8 @@ def gather_git(s: Settings) -> Inputs:
     finally:
         base.close()
     files = changed_files(s.workspace, s.event.base_sha, s.event.head_sha)
-    return Inputs(head, base_text, head.text(s.config_path), files, "git")
+    head_text, problem = head_config(head, s.config_path, s.config_path in head.entries)
+    return Inputs(head, base_text, head_text, files, "git", head_config_problem=problem)
 
 
 def gather_api(s: Settings, client: Any, base_cfg: Config, out: TextIO) -> Inputs:
@@ -307,12 +325,14 @@ def gather_api(s: Settings, client: Any, base_cfg: Config, out: TextIO) -> Input
             "API): they are listed as errors. Fetch the pull request's head in the workflow "
             "to check them all."
         )
-    head_text = base_text
-    if s.config_path in overlay:
-        raw = overlay[s.config_path]
-        head_text = raw.decode("utf-8", "replace") if raw is not None else None
     tree = OverlayTree(base_tree, overlay, reasons)
-    return Inputs(tree, base_text, head_text, files, "api", tuple(notes))
+    head_text, problem = base_text, None
+    if s.config_path in overlay:
+        deleted = overlay[s.config_path] is None and any(
+            f.path == s.config_path and f.status == "deleted" for f in files
+        )
+        head_text, problem = head_config(tree, s.config_path, not deleted)
+    return Inputs(tree, base_text, head_text, files, "api", tuple(notes), problem)
 
 
 # ------------------------------------------------------------------ policy and instrument
@@ -469,6 +489,8 @@ def evaluate(s: Settings, inputs: Inputs) -> Outcome:
     config; a bad PR config becomes a failure the comment explains."""
     base_cfg = load_config_text(inputs.base_config_text)
     try:
+        if inputs.head_config_problem:
+            raise ConfigError(inputs.head_config_problem)
         head_cfg = load_config_text(inputs.head_config_text)
         config_problem = None
     except ConfigError as e:
