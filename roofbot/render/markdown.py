@@ -9,6 +9,7 @@ The rendered text is kept under `max_chars` by dropping detail, never by cutting
 
 from __future__ import annotations
 
+import functools
 import html
 import math
 import re
@@ -215,8 +216,10 @@ def _record_view(
         "percent": binding.percent if binding else None,
         "pinned": r.pinned,
         "details": keep,
-        "checks": [_check_view(c) for c in r.checks],
-        "inputs": [_input_view(n, i) for n, i in r.inputs],
+        # the arithmetic is only built for the records that show it (3000 records' inputs
+        # would otherwise be escaped at every rendering level)
+        "checks": [_check_view(c) for c in r.checks] if keep else [],
+        "inputs": [_input_view(n, i) for n, i in r.inputs] if keep else [],
         "traps": [
             {"id": t, "why": notes.get(t), "link": _link(links.get(t), head_sha)} for t in r.traps
         ],
@@ -378,7 +381,9 @@ def template_dirs() -> list[Path]:
     return dirs
 
 
+@functools.lru_cache(maxsize=8)
 def environment(extra_dir: Path | None = None) -> jinja2.Environment:
+    """The sandboxed environment (one per template folder: a template compiles once)."""
     search = ([extra_dir] if extra_dir else []) + template_dirs()
     env = jinja2.sandbox.SandboxedEnvironment(
         loader=jinja2.FileSystemLoader([str(d) for d in search]),
@@ -414,16 +419,17 @@ def load_template(template: str | Path | None = None) -> jinja2.Template:
 
 # ------------------------------------------------------------------------------ rendering
 
-LEVELS: tuple[tuple[Options, list[str]], ...] = (
+DETAILED: tuple[tuple[Options, list[str]], ...] = (
     (Options("all"), []),
     (Options("failing"), ["the arithmetic of passing and skipped records"]),
-    (Options("none"), ["the arithmetic of every record"]),
-    (
-        Options("none", max_list=100),
-        ["the arithmetic of every record", "list entries past the first 100"],
-    ),
+)
+TABLES = (Options("none"), ["the arithmetic of every record"])
+CAPPED = (
+    Options("none", max_list=100),
+    ["the arithmetic of every record", "list entries past the first 100"],
 )
 SHORT_LIST = 20  # list entries kept once table rows have to go too
+MIN_DETAILS_CHARS = 400  # no record's <details> block is shorter: a level that can't fit is skipped
 
 
 def render_report(
@@ -455,23 +461,33 @@ def render_report(
         text = tpl.render(ctx)
         return text if text.startswith(MARKER) else f"{MARKER}\n{text}"
 
-    text = ""
-    for opts, omitted in LEVELS:
-        text = render(opts, omitted)
-        if len(text) <= max_chars:
-            return text
-    # still too long: fewer table rows, halving until it fits
-    rows = max(len(report.records), 1)
-    while rows > 1:
-        rows //= 2
+    # the tables alone first (cheap): the levels with arithmetic only add to them
+    tables = render(*TABLES)
+    if len(tables) <= max_chars:
+        for opts, omitted in DETAILED:
+            detailed = sum(1 for r in report.records if _keeps_details(r, opts))
+            if len(tables) + detailed * MIN_DETAILS_CHARS > max_chars:
+                continue  # can't fit: not worth rendering
+            text = render(opts, omitted)
+            if len(text) <= max_chars:
+                return text
+        return tables
+    text = render(*CAPPED)
+    if len(text) <= max_chars:
+        return text
+    # still too long: fewer table rows, from an estimate of what fits, then halving
+    total = max(len(report.records), 1)
+    rows = min(total - 1, max(1, int(total * 0.9 * max_chars / len(text))))
+    while True:
         omitted = [
             "the arithmetic of every record",
             f"table rows past the first {rows}",
             f"list entries past the first {SHORT_LIST}",
         ]
         text = render(Options("none", rows, SHORT_LIST), omitted)
-        if len(text) <= max_chars:
-            return text
+        if len(text) <= max_chars or rows <= 1:
+            break
+        rows //= 2
     return fit(text, max_chars, summary_url)
 
 
