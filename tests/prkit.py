@@ -162,8 +162,11 @@ def run_roofbot(
     *extra: str,
     crash: bool = False,
     timeout: float = 120,
+    audit: Path | None = None,
     **env_extra: str,
 ) -> Run:
+    """`roofbot pr` as the action runs it; with `audit`, under tests/hostile/audited.py, which
+    logs every file opened, folder listed and program started to that file."""
     event = tmp / "event.json"
     event.write_text(json.dumps(payload), encoding="utf-8")
     summary, outputs = tmp / "summary.md", tmp / "output.txt"
@@ -186,9 +189,13 @@ def run_roofbot(
         "RUNNER_TEMP": str(tmp),
         **env_extra,
     }
+    entry = ["-m", "roofbot"]
+    if audit is not None:
+        entry = [str(Path(__file__).resolve().parent / "hostile" / "audited.py")]
+        env["ROOFBOT_AUDIT_LOG"] = str(audit)
     started = time.monotonic()
     proc = subprocess.run(
-        [sys.executable, "-m", "roofbot", "pr", *extra],
+        [sys.executable, *entry, "pr", *extra],
         env=env, cwd=workspace, capture_output=True, text=True, timeout=timeout,
     )  # fmt: skip
     seconds = time.monotonic() - started
