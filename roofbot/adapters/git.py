@@ -169,6 +169,28 @@ def _ls_tree_entries(raw: bytes, long: bool = False) -> list[Entry]:
 _BATCH = 256
 
 
+class _Entries(Mapping[str, Entry]):
+    """A commit's paths, looked up one at a time until someone iterates them."""
+
+    def __init__(self, tree: GitTree) -> None:
+        self._tree = tree
+
+    def __getitem__(self, path: str) -> Entry:
+        try:
+            e = self._tree._entry(safe_relpath(path))
+        except TreeError:
+            e = None
+        if e is None:
+            raise KeyError(path)
+        return e
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._tree._everything())
+
+    def __len__(self) -> int:
+        return len(self._tree._everything())
+
+
 class GitTree:
     """The files of one commit, read from the object database (the `Tree` protocol). Only what
     is asked for is listed: a folder with `git ls-tree --long` when a glob needs it, one path
@@ -197,8 +219,12 @@ class GitTree:
         return self._folders[folder]
 
     @property
-    def entries(self) -> dict[str, Entry]:
-        """Every path of the commit (listed on first use: only a wildcard folder needs it)."""
+    def entries(self) -> Mapping[str, Entry]:
+        """Every path of the commit. `path in entries` and `entries[path]` look up one path;
+        only iterating lists the whole commit (a wildcard folder needs that, nothing else)."""
+        return _Entries(self)
+
+    def _everything(self) -> dict[str, Entry]:
         if self._all is None:
             self._all = {e.path: e for e in self._ls("-r", self.rev)}
         return self._all
@@ -219,7 +245,7 @@ class GitTree:
         pattern = safe_relpath(pattern)
         folder, name = posixpath.split(pattern)
         if any(c in folder for c in "*?["):
-            return sorted(p for p in self.entries if fnmatch.fnmatchcase(p, pattern))
+            return sorted(p for p in self._everything() if fnmatch.fnmatchcase(p, pattern))
         return sorted(
             p for p in self._folder(folder) if fnmatch.fnmatchcase(posixpath.basename(p), name)
         )
