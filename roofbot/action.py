@@ -51,6 +51,7 @@ SUMMARY_BYTES = 1_000_000  # GitHub's job summary takes up to 1 MiB per step
 SUMMARY_BUDGET = 900_000
 MAX_API_FILES = 300  # changed files fetched one by one in API mode
 FINAL_STATUS_ATTEMPTS = 3  # a status POST is safe to repeat: the newest one counts
+COMMENT_RETRIES = 1  # the sticky comment after a 5xx, a timeout or a short rate limit
 MAX_WAIT = 10.0  # seconds roofbot waits for GitHub to recover (a Retry-After, a 5xx) at most
 
 
@@ -566,14 +567,18 @@ def _summary(report: Report, links: Mapping[str, str | None], common: dict[str, 
 # ------------------------------------------------------------------ posting
 
 
-def _wait_for(error: Exception, attempt: int) -> float | None:
+def _wait_for(error: Exception, attempt: int, *, insist: bool = False) -> float | None:
     """Seconds to wait before repeating a call that failed with `error`, or None: not worth
-    repeating (a 4xx, or a rate limit that resets later than roofbot may wait)."""
+    repeating (a 4xx, or a rate limit that resets later than roofbot may wait). `insist`
+    (the final status, one request that decides whether a PR stays pending): a rate limit is
+    tried again after a second whatever its reset time."""
     from roofbot.adapters.github_api import GitHubRateLimited, GitHubUnavailable
 
     if isinstance(error, GitHubRateLimited):
         wait = error.retry_after
-        return wait if wait is not None and wait <= MAX_WAIT else None
+        if wait is not None and wait <= MAX_WAIT:
+            return wait
+        return 1.0 if insist else None
     if isinstance(error, GitHubUnavailable):
         return min(float(2**attempt), MAX_WAIT)
     return None
@@ -598,7 +603,7 @@ def set_status(
             client.set_status(sha, state, description[:139], CONTEXT, target_url)
             return True
         except GitHubError as e:
-            wait = _wait_for(e, attempt)
+            wait = _wait_for(e, attempt, insist=attempts > 1)
             if wait is None or attempt + 1 == attempts:
                 A.log(out, f"could not set the {state} status: {e}")
                 if "forbidden" in type(e).__name__.lower():
@@ -779,7 +784,9 @@ def _post_comment(
     from roofbot.adapters.github_api import GitHubError, GitHubForbidden, GitHubTooLong
 
     body = outcome.comment
-    for attempt in range(3):
+    failures = 0
+    shortened = False
+    while True:
         try:
             client.upsert_sticky_comment(s.event.number, MARKER, body)
             return
@@ -787,15 +794,18 @@ def _post_comment(
             A.log(out, f"can't comment (read-only token, e.g. a fork PR): {e}; {FALLBACK}")
             return
         except GitHubTooLong as e:
-            if len(body) <= SHORT_COMMENT_BUDGET:
+            if shortened:
                 A.log(out, f"GitHub refused even the short comment: {e}; {FALLBACK}")
                 return
             A.log(out, "GitHub says the comment is too long: posting a shorter one")
-            body = fit(body, SHORT_COMMENT_BUDGET, s.summary_url)
+            body = fit(body, min(SHORT_COMMENT_BUDGET, len(body) // 2), s.summary_url)
+            shortened = True
         except GitHubError as e:
-            # upsert lists the comments again first, so a repeat never posts a second one
-            wait = _wait_for(e, attempt)
-            if wait is None or attempt == 2:
+            # once more at most (the transport already retried what is safe to): upsert lists
+            # the comments again first, so a POST that did land is edited, not posted twice
+            wait = _wait_for(e, failures)
+            failures += 1
+            if wait is None or failures > COMMENT_RETRIES:
                 A.log(out, f"could not comment: {e}; {FALLBACK}")
                 return
             A.log(out, f"commenting failed ({e}); again in {wait:g} s")
