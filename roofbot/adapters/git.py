@@ -167,6 +167,9 @@ def _ls_tree_entries(raw: bytes, long: bool = False) -> list[Entry]:
 
 
 _BATCH = 256
+_SINGLE_LOOKUPS = 16
+"""Paths of one folder looked up one by one before the folder is listed instead: each
+look-up reads the folder's tree object, so past a few it is cheaper to list it once."""
 
 
 class _Entries(Mapping[str, Entry]):
@@ -202,6 +205,7 @@ class GitTree:
         self.rev = rev
         self._folders: dict[str, dict[str, Entry]] = {}
         self._paths: dict[str, Entry | None] = {}
+        self._singles: dict[str, int] = {}
         self._all: dict[str, Entry] | None = None
         self._batch: subprocess.Popen[bytes] | None = None
 
@@ -236,6 +240,9 @@ class GitTree:
         if self._all is not None:
             return self._all.get(path)
         if path not in self._paths:
+            self._singles[folder] = self._singles.get(folder, 0) + 1
+            if self._singles[folder] > _SINGLE_LOOKUPS:  # many reads in one folder: list it once
+                return self._folder(folder).get(path)
             found = [e for e in self._ls(self.rev, "--", path) if e.path == path]
             self._paths[path] = found[0] if found else None
         return self._paths[path]
