@@ -42,7 +42,10 @@ CONFIG = load_config_text((FIXTURES / CONFIG_NAME).read_text("utf-8"))
 BASE = FolderTree(FIXTURES)
 SCHEMAS = Schemas(FIXTURES / "schemas")
 FUZZ = settings(  # ROOFBOT_FUZZ_EXAMPLES=5000 for a longer hunt
-    max_examples=int(os.environ.get("ROOFBOT_FUZZ_EXAMPLES", "150")), deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None
+    max_examples=int(os.environ.get("ROOFBOT_FUZZ_EXAMPLES", "150")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    database=None,
 )
 
 hostile_text = st.one_of(
