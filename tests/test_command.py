@@ -379,3 +379,23 @@ def test_dry_run_makes_no_request(tmp_path: Path, gh: FakeGitHub) -> None:
     run = run_roofbot(tmp_path, pull.repo, gh, "issue_comment",
                       comment_event(gh, "/roofcheck", comment_id=cid), "--dry-run")  # fmt: skip
     assert run.code == 0 and "dry run" in run.stdout and gh.requests == []
+
+
+def test_a_rerun_updates_the_comment_of_the_push_run(tmp_path: Path, gh: FakeGitHub) -> None:
+    from prkit import run_action
+
+    pull, cid = _setup(tmp_path, gh)
+    run_action(tmp_path, pull, gh)  # the pull_request_target run of the push
+    (first,) = _bot_comments(gh, STICKY)
+    run = _comment(tmp_path, gh, pull, comment_event(gh, "/roofcheck all", comment_id=cid))
+    (again,) = _bot_comments(gh, STICKY)
+    assert again.id == first.id and "roofcheck (all records)" in again.body
+    assert [s["state"] for s in gh.statuses[pull.head]] == ["pending", "failure"] * 2
+    assert run.code == 1
+
+
+def test_no_token_is_a_usage_error(tmp_path: Path, gh: FakeGitHub) -> None:
+    pull, cid = _setup(tmp_path, gh)
+    run = _comment(tmp_path, gh, pull, comment_event(gh, "/roofcheck", comment_id=cid),
+                   GITHUB_TOKEN="")  # fmt: skip
+    assert run.code == 2 and "no GitHub token" in run.stdout and gh.requests == []
