@@ -99,6 +99,13 @@ def check(
     if changed:
         rels = _changed_records(repository, rels or [])
     bar = progress_for(sys.stderr, quiet)
+    if fmt == "json":  # streamed: a sweep of any size holds one record at a time
+        try:
+            ok = _stream_json(repository, rels, not no_calibration, jobs, bar)
+        finally:
+            if bar is not None:
+                bar.close()
+        sys.exit(0 if ok else 1)
     try:
         report = run_check(
             repository, rels, calibration=not no_calibration, progress=bar, jobs=jobs
@@ -111,6 +118,35 @@ def check(
     cfg_text = cfg.read_text("utf-8", "replace") if cfg.is_file() and not cfg.is_symlink() else None
     click.echo(_render(fmt, report, repository, links, cfg_text, quiet, verbose), nl=False)
     sys.exit(0 if report.ok else 1)
+
+
+def _stream_json(  # type: ignore[no-untyped-def]
+    repository, rels: list[str] | None, calibration: bool, jobs: int, bar
+) -> bool:
+    from roofbot.core.results import Calibration, Message, RecordResult
+    from roofbot.engine import calibration_of, iter_results, todo_paths
+    from roofbot.links import gotcha_paths
+    from roofbot.render import json_report
+
+    cfg = repository.config
+    catalogue = repository.catalogue()
+    wanted = {spec.id for spec in cfg.calibration} if calibration else set()
+
+    def finish(kept: list[RecordResult]) -> tuple[Calibration, list[Message]]:
+        if not calibration:
+            return Calibration(False, cfg.tolerance_pp), repository.messages
+        return calibration_of(repository, catalogue, {r.id: r for r in kept}), repository.messages
+
+    ok = json_report.stream(
+        sys.stdout,
+        iter_results(repository, catalogue, todo_paths(repository, rels), jobs, bar),
+        finish,
+        json_report.Tally(cfg.fail_on, cfg.deprecated_fail),
+        gotcha_paths(cfg, catalogue),
+        keep=lambda r: r.id in wanted,
+    )
+    sys.stdout.flush()
+    return ok
 
 
 def _render(  # type: ignore[no-untyped-def]

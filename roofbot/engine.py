@@ -4,7 +4,7 @@ result), check it, calibrate the instrument, and return the report. No printing.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 from roofbot.adapters.jsonfile import RecordFileError
 from roofbot.adapters.repo import Repository
@@ -41,6 +41,50 @@ def check_path(repo: Repository, catalogue: Catalogue, path: str) -> RecordResul
         return error_result(stem(path), path, f"roofbot could not check this record: {e!r}", status)
 
 
+def iter_results(
+    repo: Repository,
+    catalogue: Catalogue,
+    todo: Sequence[str],
+    jobs: int = 1,
+    progress: Progress | None = None,
+) -> Iterator[RecordResult]:
+    """Each path's result, in order, one at a time (a sweep need not hold them all). `jobs` > 1
+    checks on that many processes where the tree allows it; the results are the same."""
+    parallel = jobs > 1 and len(todo) >= 100
+    if parallel:  # multiprocessing is only imported when asked for
+        from roofbot.parallel import can_parallelise, iter_parallel
+
+        parallel = can_parallelise(repo)
+    if parallel:
+        yield from iter_parallel(repo, todo, jobs, progress)
+        return
+    for i, p in enumerate(todo):
+        yield check_path(repo, catalogue, p)
+        if progress:
+            progress(i + 1, len(todo))
+
+
+def calibration_of(
+    repo: Repository, catalogue: Catalogue, seen: Mapping[str, RecordResult]
+) -> Calibration:
+    """Calibrate with the results already at hand, checking the calibration records missing
+    from them (found by id, without reading the corpus)."""
+    if not repo.config.calibration:
+        return Calibration(False, repo.config.tolerance_pp)
+    by_id = dict(seen)
+    for spec in repo.config.calibration:
+        if spec.id not in by_id:
+            data = repo.find_by_id(spec.id)
+            if data is not None:
+                path = _path_for(repo, spec.id)
+                by_id[spec.id] = check_record(data, path, catalogue, repo.config, repo.find_by_id)
+    return calibrate(repo.config, by_id)
+
+
+def todo_paths(repo: Repository, paths: Iterable[str] | None) -> list[str]:
+    return list(paths) if paths is not None else repo.record_paths()
+
+
 def run_check(
     repo: Repository,
     paths: Iterable[str] | None = None,
@@ -48,35 +92,12 @@ def run_check(
     progress: Progress | None = None,
     jobs: int = 1,
 ) -> Report:
-    """Check `paths` (default: every record) and calibrate. `jobs` > 1 checks on that many
-    processes where the tree allows it (the results are the same, in the same order)."""
+    """Check `paths` (default: every record) and calibrate; the whole report in memory."""
     catalogue = repo.catalogue()
-    todo = list(paths) if paths is not None else repo.record_paths()
-    results: list[RecordResult] = []
-    parallel = jobs > 1 and len(todo) >= 100
-    if parallel:  # multiprocessing is only imported when asked for
-        from roofbot.parallel import can_parallelise, check_parallel
-
-        parallel = can_parallelise(repo)
-    if parallel:
-        results = check_parallel(repo, todo, jobs, progress)
-    else:
-        for i, p in enumerate(todo):
-            results.append(check_path(repo, catalogue, p))
-            if progress:
-                progress(i + 1, len(todo))
+    results = list(iter_results(repo, catalogue, todo_paths(repo, paths), jobs, progress))
     cal = Calibration(False, repo.config.tolerance_pp)
-    if calibration and repo.config.calibration:
-        by_id = {r.id: r for r in results}
-        for spec in repo.config.calibration:
-            if spec.id not in by_id:
-                data = repo.find_by_id(spec.id)
-                if data is not None:
-                    path = _path_for(repo, spec.id)
-                    by_id[spec.id] = check_record(
-                        data, path, catalogue, repo.config, repo.find_by_id
-                    )
-        cal = calibrate(repo.config, by_id)
+    if calibration:
+        cal = calibration_of(repo, catalogue, {r.id: r for r in results})
     return Report(
         records=tuple(results),
         calibration=cal,

@@ -4,7 +4,7 @@ so processes, not threads. Each worker builds the catalogue once, then takes chu
 from __future__ import annotations
 
 import multiprocessing
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 
 from roofbot.adapters.repo import Repository
@@ -31,19 +31,20 @@ def can_parallelise(repo: Repository) -> bool:
     return isinstance(repo.tree, FolderTree) and "fork" in multiprocessing.get_all_start_methods()
 
 
-def check_parallel(
+def iter_parallel(
     repo: Repository,
     paths: Sequence[str],
     jobs: int,
     progress: Callable[[int, int], None] | None = None,
-) -> list[RecordResult]:
+) -> Iterator[RecordResult]:
+    """The results in path order, a chunk at a time, checked on `jobs` forked workers."""
     size = max(25, len(paths) // (jobs * 8) or 1)
     chunks = [paths[i : i + size] for i in range(0, len(paths), size)]
-    out: list[RecordResult] = []
+    done = 0
     ctx = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_init, initargs=(repo,)) as ex:
         for results in ex.map(_check_chunk, chunks):
-            out.extend(results)
+            done += len(results)
+            yield from results
             if progress:
-                progress(len(out), len(paths))
-    return out
+                progress(done, len(paths))

@@ -66,3 +66,25 @@ def test_text_output_is_verdict_first_and_uncoloured_off_a_terminal() -> None:
     assert lines[0].split()[0] in {"error", "violation", "suspect", "unchecked", "pass"}
     assert "\x1b[" not in out.stdout
     assert "calibration: ok (6/6 within 0.1 pp)" in out.stdout
+
+
+def test_streamed_json_is_the_report_byte_for_byte(fixtures_repo) -> None:  # type: ignore[no-untyped-def]
+    """`check --format json` streams (one record in memory at a time); it must print exactly
+    what the in-memory report serialises to."""
+    from roofbot.engine import run_check
+    from roofbot.links import gotcha_paths
+    from roofbot.render import json_report
+
+    report = run_check(fixtures_repo)
+    links = gotcha_paths(fixtures_repo.config, fixtures_repo.catalogue())
+    streamed = roofbot("check", "--repo", str(FIXTURES), "--format", "json").stdout
+    assert streamed == json_report.dumps(report, links)
+    two = roofbot("check", "--repo", str(FIXTURES), "--format", "json", "--jobs", "2").stdout
+    assert two == streamed
+
+
+def test_streamed_json_of_nothing_is_valid(tmp_path: Path) -> None:
+    (tmp_path / "data" / "benchmarks").mkdir(parents=True)
+    out = roofbot("check", "--repo", str(tmp_path), "--format", "json")
+    data = json.loads(out.stdout)
+    assert data["records"] == [] and data["ok"] is True and out.returncode == 0

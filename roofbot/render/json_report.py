@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+import shutil
+import tempfile
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TextIO
 
 from roofbot import __version__
 from roofbot.core.provenance import Input
-from roofbot.core.results import Calibration, RecordResult, Report, RoofCheck
+from roofbot.core.results import Calibration, Message, RecordResult, Report, RoofCheck, Verdict
 
 
 def _num(x: float, places: int = 2) -> float | int:
@@ -112,3 +115,77 @@ def report_json(report: Report, gotchas: dict[str, str | None] | None = None) ->
 
 def dumps(report: Report, gotchas: dict[str, str | None] | None = None) -> str:
     return json.dumps(report_json(report, gotchas), indent=2, ensure_ascii=False) + "\n"
+
+
+class Tally:
+    """What the report's header needs, counted as records stream past."""
+
+    def __init__(self, fail_on: frozenset[Verdict], deprecated_fail: bool) -> None:
+        self.fail_on, self.deprecated_fail = fail_on, deprecated_fail
+        self.counts: dict[str, int] = {}
+        self.token_rate = self.checked = self.failing = 0
+
+    def add(self, r: RecordResult) -> None:
+        self.counts[r.verdict.value] = self.counts.get(r.verdict.value, 0) + 1
+        if r.token_rate:
+            self.token_rate += 1
+            self.checked += r.checked
+        if r.verdict in self.fail_on and (self.deprecated_fail or not r.deprecated):
+            self.failing += 1
+
+
+def stream(
+    out: TextIO,
+    results: Iterable[RecordResult],
+    finish: Callable[[list[RecordResult]], tuple[Calibration, Sequence[Message]]],
+    tally: Tally,
+    gotchas: dict[str, str | None] | None = None,
+    keep: Callable[[RecordResult], bool] = lambda r: False,
+) -> bool:
+    """Write the same JSON as `dumps`, holding one record at a time: records are spooled to a
+    temporary file while the header's counts accumulate. `finish` runs after the last record
+    with the records `keep` chose (the calibration set): it returns the calibration and the
+    run's messages. Returns whether the run is ok."""
+    gotchas = gotchas or {}
+    kept: list[RecordResult] = []
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as spool:
+        n = 0
+        for r in results:
+            tally.add(r)
+            if keep(r):
+                kept.append(r)
+            text = json.dumps(record_json(r, gotchas), indent=2, ensure_ascii=False)
+            spool.write((",\n" if n else "") + "    " + text.replace("\n", "\n    "))
+            n += 1
+        calibration, messages = finish(kept)
+        ok = tally.failing == 0 and calibration.ok
+        head = {
+            "version": __version__,
+            "ok": ok,
+            "coverage": {"token_rate_records": tally.token_rate, "checked": tally.checked},
+            "verdicts": tally.counts,
+        }
+        tail = {
+            "calibration": calibration_json(calibration),
+            "messages": [m.text for m in messages],
+        }
+        out.write("{\n")
+        for key, value in head.items():
+            out.write(f"  {json.dumps(key)}: {_nested(value)},\n")
+        if n:
+            out.write('  "records": [\n')
+            spool.seek(0)
+            shutil.copyfileobj(spool, out)
+            out.write("\n  ],\n")
+        else:
+            out.write('  "records": [],\n')
+        items = list(tail.items())
+        for i, (key, value) in enumerate(items):
+            out.write(f"  {json.dumps(key)}: {_nested(value)}{',' if i < len(items) - 1 else ''}\n")
+        out.write("}\n")
+    return ok
+
+
+def _nested(value: Any) -> str:
+    """`value` as json.dumps(indent=2) writes it one level down."""
+    return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n  ")
