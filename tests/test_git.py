@@ -147,3 +147,15 @@ def test_read_many_matches_read_one_by_one(pull: tuple[Path, str, str]) -> None:
             assert (str(got) if isinstance(got, TreeError) else got) == want, path
         assert isinstance(batched[f"{B}/evil.json"], TreeError)  # a link is never read
         assert isinstance(batched["../outside.json"], TreeError)
+
+
+def test_record_globs_never_cross_a_folder() -> None:
+    from roofbot.adapters.git import matches_any
+    from roofbot.adapters.tree import path_matches, too_big
+
+    assert path_matches("data/benchmarks/x.json", "data/benchmarks/*.json")
+    assert not path_matches("data/benchmarks/sub/x.json", "data/benchmarks/*.json")
+    assert path_matches("data/benchmarks/sub/x.json", "data/*/*/*.json")
+    assert not matches_any("data/benchmarks/sub/x.json", ["data/benchmarks/*.json"])
+    assert too_big("r.json", 3000, 1024) == "r.json is 2.9 KiB, over the 1 KiB limit for one record"
+    assert "over the 2 MiB limit" in too_big("r.json", 50 << 20, 2 << 20)

@@ -18,7 +18,7 @@ from types import TracebackType
 from typing import IO, Any, cast
 
 from roofbot.adapters.jsonfile import MAX_BYTES, RecordFileError, parse_record_bytes
-from roofbot.adapters.tree import TreeError, safe_relpath
+from roofbot.adapters.tree import TreeError, path_matches, safe_relpath, too_big
 from roofbot.changes import ChangeStatus, FileChange
 from roofbot.core.catalogue import Catalogue
 
@@ -252,7 +252,7 @@ class GitTree:
         pattern = safe_relpath(pattern)
         folder, name = posixpath.split(pattern)
         if any(c in folder for c in "*?["):
-            return sorted(p for p in self._everything() if fnmatch.fnmatchcase(p, pattern))
+            return sorted(p for p in self._everything() if path_matches(p, pattern))
         return sorted(
             p for p in self._folder(folder) if fnmatch.fnmatchcase(posixpath.basename(p), name)
         )
@@ -306,10 +306,7 @@ class GitTree:
         if e.kind != "blob":
             raise TreeError(f"{path} is not a regular file")
         if e.size is None or e.size > limit:
-            raise TreeError(
-                f"{path} is {(e.size or 0) / 1e6:.1f} MB, over the {limit / 1048576:.0f} MiB limit "
-                "for one record"
-            )
+            raise TreeError(too_big(path, e.size or 0, limit))
         return e
 
     # -------------------------------------------------------------- cat-file --batch
@@ -378,7 +375,7 @@ class GitTree:
 
 
 def matches_any(path: str, patterns: Iterable[str]) -> bool:
-    return any(fnmatch.fnmatchcase(path, p) for p in patterns)
+    return any(path_matches(path, p) for p in patterns)
 
 
 def catalogue_kind(path: str, catalogue_globs: Mapping[str, tuple[str, ...]]) -> str | None:

@@ -13,7 +13,7 @@ import yaml
 
 from roofbot.adapters.jsonfile import MAX_BYTES, Parsed, RecordFileError, parse_record_bytes
 from roofbot.adapters.schemas import Schemas
-from roofbot.adapters.tree import FolderTree, Tree, TreeError
+from roofbot.adapters.tree import FolderTree, Tree, TreeError, path_matches
 from roofbot.core.catalogue import Catalogue, build_catalogue
 from roofbot.core.config import Config, ConfigError, parse_config
 from roofbot.core.results import Message
@@ -74,9 +74,7 @@ class Repository:
         return sorted(seen)
 
     def is_record_path(self, path: str) -> bool:
-        from fnmatch import fnmatchcase
-
-        return any(fnmatchcase(path, pat) for pat in self.config.records)
+        return any(path_matches(path, pat) for pat in self.config.records)
 
     def read(self, path: str) -> Parsed:
         """Parse one record file, or raise RecordFileError/TreeError with the reason."""

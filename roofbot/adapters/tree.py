@@ -31,6 +31,21 @@ def safe_relpath(path: str) -> str:
     return p.as_posix()
 
 
+def too_big(path: str, size: int, limit: int) -> str:
+    """The message for a file over the size limit, in units that fit both numbers."""
+    unit, scale = ("MiB", 1 << 20) if limit >= 1 << 20 else ("KiB", 1 << 10)
+    return f"{path} is {size / scale:.1f} {unit}, over the {limit / scale:g} {unit} limit for one record"
+
+
+def path_matches(path: str, pattern: str) -> bool:
+    """Glob matching by path segment: `*` never crosses a `/`, so "data/benchmarks/*.json"
+    names the records of that folder and not those of a subfolder (as the tree listings do)."""
+    parts, pats = path.split("/"), pattern.split("/")
+    return len(parts) == len(pats) and all(
+        fnmatch.fnmatchcase(a, b) for a, b in zip(parts, pats, strict=True)
+    )
+
+
 class FolderTree:
     """The working tree on disk. Symlinks are never followed."""
 
@@ -63,7 +78,7 @@ class FolderTree:
         for dirpath, _dirs, files in os.walk(self.root, followlinks=False):
             for f in files:
                 rel = Path(dirpath, f).relative_to(self.root).as_posix()
-                if fnmatch.fnmatchcase(rel, pattern):
+                if path_matches(rel, pattern):
                     out.append(rel)
         return sorted(out)
 
@@ -84,10 +99,7 @@ class FolderTree:
         if not p.is_file():
             raise TreeError(f"{path} is not a regular file")
         if st.st_size > limit:
-            raise TreeError(
-                f"{path} is {st.st_size / 1e6:.1f} MB, over the {limit / 1048576:.0f} MiB limit "
-                "for one record"
-            )
+            raise TreeError(too_big(path, st.st_size, limit))
         # refuse a parent folder that is a link out of the tree
         real = p.resolve()
         if not real.is_relative_to(self.root):
