@@ -82,6 +82,7 @@ class Settings:
     fail_on: frozenset[Verdict] | None
     summary_url: str | None
     sweep: bool = False  # `/roofcheck all`: every record, not only the changed ones
+    plot_dir: Path | None = None  # where the roofline chart goes (input plot), None: no chart
 
     @property
     def title(self) -> str:
@@ -167,6 +168,10 @@ def settings_for(
         if not template_path.is_relative_to(ws) or not template_path.is_file():
             raise UsageError(f"input template: {template} is not a file in the workspace")
     paths = tuple(p for p in A.input_value(env, "paths").replace(",", "\n").split() if p)
+    plot = A.input_value(env, "plot", "true").strip().lower()
+    if plot not in ("true", "false"):
+        raise UsageError("input plot: true or false")
+    plot_dir = _report_path(env).parent / "roofbot-plot" if plot == "true" else None
     return Settings(
         event_name=name,
         event=event,
@@ -178,6 +183,7 @@ def settings_for(
         fail_on=fail_on,
         summary_url=summary_url,
         sweep=sweep,
+        plot_dir=plot_dir,
     )
 
 
@@ -430,6 +436,7 @@ class Outcome:
     summary: str
     annotations: tuple[A.Annotation, ...]
     json_text: str
+    plot: Path | None = None  # the roofline chart (PNG), for the artifact upload
 
 
 def describe(report: Report | None, changes: Changes) -> str:
@@ -526,11 +533,13 @@ def evaluate(s: Settings, inputs: Inputs) -> Outcome:
     if extra:
         report = dataclasses.replace(report, messages=(*report.messages, *extra))
     links = gotcha_paths(config, repo.catalogue())
+    chart = draw_chart(report, config, s.plot_dir)
     common: dict[str, Any] = {
         "changes": changes,
         "head_sha": s.event.head_sha,
         "template": s.template,
         "title": s.title,
+        "chart_url": f"{s.summary_url}#artifacts" if chart and s.summary_url else None,
     }
     comment = render_report(
         report, links, max_chars=COMMENT_BUDGET, summary_url=s.summary_url, **common
@@ -551,7 +560,25 @@ def evaluate(s: Settings, inputs: Inputs) -> Outcome:
         summary,
         tuple(annotations_for(report, inputs.tree)),
         json_report.dumps(report, links),
+        chart,
     )
+
+
+def draw_chart(report: Report, config: Config, folder: Path | None) -> Path | None:
+    """The roofline chart of the checked records (PNG and SVG) for the workflow to upload as
+    an artifact; None when charts are off, there is nothing to draw, or matplotlib (the
+    `plot` extra, in the action's image) is missing."""
+    if folder is None or not any(r.checks for r in report.records):
+        return None
+    try:
+        from roofbot import plot
+    except ImportError:
+        return None
+    try:
+        fig = plot.corpus_chart(report, (c.id for c in config.calibration), "roofcheck")
+    except ImportError:
+        return None
+    return plot.save(fig, folder / "roofline")[0]
 
 
 def _summary(report: Report, links: Mapping[str, str | None], common: dict[str, Any]) -> str:
@@ -762,6 +789,7 @@ def _run(
             "violations": str(report.count(Verdict.VIOLATION) if report else 0),
             "errors": str(report.count(Verdict.ERROR) if report else 0),
             "report-path": str(report_path),
+            "plot-path": str(outcome.plot) if outcome.plot else "",
         },
     )
     if dry_run:

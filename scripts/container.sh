@@ -385,6 +385,7 @@ lock() {
     [[ $src == pyproject.toml ]] || out=${src%.in}.lock
     PIP_CONFIG_FILE=/dev/null CUSTOM_COMPILE_COMMAND="scripts/container.sh lock" \
       "$venv/bin/pip-compile" --quiet --generate-hashes --strip-extras --allow-unsafe \
+      $([[ $src == pyproject.toml ]] && echo --extra plot) \
       --no-emit-index-url --no-emit-find-links --newline=LF -o "$out" "$src"
     log "lock: $out ($(grep -c '==' "$out") pins)"
   done

@@ -187,6 +187,7 @@ def run_roofbot(
         "GITHUB_STEP_SUMMARY": str(summary),
         "GITHUB_OUTPUT": str(outputs),
         "RUNNER_TEMP": str(tmp),
+        "INPUT_PLOT": "false",  # charts cost a matplotlib import a run; test_pr turns them on
         **env_extra,
     }
     entry = ["-m", "roofbot"]

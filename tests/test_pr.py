@@ -172,3 +172,18 @@ def test_workflow_command_escaping() -> None:
                      title="t").command()  # fmt: skip
     assert cmd == "::error file=a%2Cb%3Ac.json,line=3,title=t::line1%0A::set-output name=ok::true"
     assert "\n" not in cmd
+
+
+def test_the_chart_is_drawn_for_the_artifact_and_linked(tmp_path: Path, gh: FakeGitHub) -> None:
+    pytest.importorskip("matplotlib", reason="the [plot] extra is not installed")
+    pull = make_pull(tmp_path, {MPT: _violating_copy()})
+    gh.add_pull(PR, head_sha=pull.head, base_sha=pull.base)
+    run = run_action(tmp_path, pull, gh, INPUT_PLOT="true")
+    chart = Path(run.outputs["plot-path"])
+    assert chart.name == "roofline.png" and chart.read_bytes()[:4] == b"\x89PNG"
+    assert chart.with_suffix(".svg").is_file()
+    body = gh.comments_on(PR)[0].body
+    assert "[roofline chart](https://github.com/" in body and "#artifacts)" in body
+    off = run_action(tmp_path, pull, gh, INPUT_PLOT="false")
+    assert off.outputs["plot-path"] == ""
+    assert "roofline chart" not in gh.comments_on(PR)[0].body

@@ -333,6 +333,7 @@ def build_context(
     head_sha: str | None,
     opts: Options,
     omitted: list[str],
+    chart_url: str | None = None,
 ) -> dict[str, Any]:
     current = _order(r for r in report.records if not r.deprecated)
     deprecated = _order(r for r in report.records if r.deprecated)
@@ -361,6 +362,7 @@ def build_context(
         "messages_hidden": notes_hidden,
         "changes": _changes_view(changes, opts, {r.id for r in report.records}),
         "summary_url": summary_url,
+        "chart_url": chart_url,
         "omitted": omitted,
     }
 
@@ -442,9 +444,11 @@ def render_report(
     changes: Changes | None = None,
     head_sha: str | None = None,
     template: str | Path | None = None,
+    chart_url: str | None = None,
 ) -> str:
     """The comment: the full report if it fits in `max_chars`, else with less detail, saying
-    what was left out and pointing at the job summary (`summary_url`)."""
+    what was left out and pointing at the job summary (`summary_url`). `chart_url` links the
+    roofline chart the workflow uploaded as an artifact."""
     tpl = load_template(template)
 
     def render(opts: Options, omitted: list[str]) -> str:
@@ -457,6 +461,7 @@ def render_report(
             head_sha=head_sha,
             opts=opts,
             omitted=omitted,
+            chart_url=chart_url,
         )
         text = tpl.render(ctx)
         return text if text.startswith(MARKER) else f"{MARKER}\n{text}"
