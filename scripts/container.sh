@@ -381,11 +381,12 @@ lock() {
   cd "$ROOT"
   local src
   for src in pyproject.toml scripts/container/build-requirements.in; do
-    local out=requirements.lock
+    local out=requirements.lock extras=()
+    [[ $src == pyproject.toml ]] && extras=(--extra plot)  # the action draws the chart
     [[ $src == pyproject.toml ]] || out=${src%.in}.lock
     PIP_CONFIG_FILE=/dev/null CUSTOM_COMPILE_COMMAND="scripts/container.sh lock" \
       "$venv/bin/pip-compile" --quiet --generate-hashes --strip-extras --allow-unsafe \
-      $([[ $src == pyproject.toml ]] && echo --extra plot) \
+      "${extras[@]}" \
       --no-emit-index-url --no-emit-find-links --newline=LF -o "$out" "$src"
     log "lock: $out ($(grep -c '==' "$out") pins)"
   done
