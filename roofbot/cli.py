@@ -28,6 +28,16 @@ def _open(repo: Path):  # type: ignore[no-untyped-def]
         raise click.UsageError(str(e)) from None
 
 
+repo_option = click.option(
+    "--repo",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=".",
+    show_default=True,
+    help="The records repository (its root folder).",
+)
+"""The option every command that reads a repository shares."""
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="roofbot")
 def cli() -> None:
@@ -36,13 +46,7 @@ def cli() -> None:
 
 @cli.command()
 @click.argument("paths", nargs=-1)
-@click.option(
-    "--repo",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=".",
-    show_default=True,
-    help="The records repository (its root folder).",
-)
+@repo_option
 @click.option(
     "--format",
     "fmt",
@@ -232,13 +236,7 @@ def schema() -> None:
 
 @cli.command()
 @click.argument("paths", nargs=-1)
-@click.option(
-    "--repo",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=".",
-    show_default=True,
-    help="The records repository (its root folder).",
-)
+@repo_option
 @click.option(
     "--out",
     "out_dir",
@@ -301,13 +299,7 @@ def plot(
 
 @cli.command()
 @click.argument("record_id")
-@click.option(
-    "--repo",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=".",
-    show_default=True,
-    help="The records repository (its root folder).",
-)
+@repo_option
 def explain(record_id: str, repo: Path) -> None:
     """Show one record's arithmetic step by step, each input with where it came from.
 
@@ -326,13 +318,7 @@ def explain(record_id: str, repo: Path) -> None:
 
 @cli.command()
 @click.argument("query", required=False, default="")
-@click.option(
-    "--repo",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=".",
-    show_default=True,
-    help="The records repository (its root folder).",
-)
+@repo_option
 def parts(query: str, repo: Path) -> None:
     """List the accelerator catalogue as roofbot resolves it (bandwidth, dense peaks).
 
@@ -362,13 +348,7 @@ def parts(query: str, repo: Path) -> None:
 
 
 @cli.command()
-@click.option(
-    "--repo",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=".",
-    show_default=True,
-    help="The records repository (its root folder).",
-)
+@repo_option
 @click.option(
     "--format", "fmt", type=click.Choice(("text", "json")), default="text", show_default=True
 )
