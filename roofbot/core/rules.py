@@ -43,6 +43,17 @@ def _const(value: T) -> Callable[[re.Match[str]], T]:
     return lambda m: value
 
 
+def _digit_after(*prefixes: str) -> tuple[str, ...]:
+    """Needles for "a word then a digit": ("tp",) -> "tp0" ... "tp9"; longer prefixes kept."""
+    first, *rest = prefixes
+    return (*(f"{first}{d}" for d in "0123456789"), *rest)
+
+
+def _digit_before(suffix: str) -> tuple[str, ...]:
+    """Needles for "a digit then a word": ("x",) -> "0x" ... "9x"."""
+    return tuple(f"{d}{suffix}" for d in "0123456789")
+
+
 def _re(pattern: str, flags: int = re.IGNORECASE) -> re.Pattern[str]:
     return re.compile(pattern, flags)
 
@@ -173,29 +184,7 @@ COUNT_RULES: tuple[Rule[int], ...] = (
             "2 GPUs via HIP_VISIBLE_DEVICES=0,1 (2x32752 MiB, gfx906",
             "comm-mi50-2x-gpt-oss-120b-mxfp4-tensor-split-decode",
         ),
-        needles=(
-            "0x",
-            "1x",
-            "2x",
-            "3x",
-            "4x",
-            "5x",
-            "6x",
-            "7x",
-            "8x",
-            "9x",
-            "0 x",
-            "1 x",
-            "2 x",
-            "3 x",
-            "4 x",
-            "5 x",
-            "6 x",
-            "7 x",
-            "8 x",
-            "9 x",
-            "×",
-        ),
+        needles=(*_digit_before("x"), *_digit_before(" x"), "×"),
     ),
     Rule(
         "x-n",
@@ -203,7 +192,7 @@ COUNT_RULES: tuple[Rule[int], ...] = (
         lambda m: int(m[1] or m[2]),
         (("DGX H100 x8, TensorRT-LLM", 8),),
         rejects=("gfx906:sramecc+:xnack-", "gfx1100"),
-        needles=("x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9"),
+        needles=_digit_after("x"),
     ),
     Rule(
         "n-gpus",
@@ -244,21 +233,7 @@ COUNT_RULES: tuple[Rule[int], ...] = (
         _int(),
         (("TensorRT-LLM, TP8, FP8 KV cache", 8), ("--tp=2 on 2 GPUs", 2), ("TP=1", 1)),
         rejects=("perplexity-llama2-70b-h100-fp8-tp2-bs128-tps-per-gpu",),
-        needles=(
-            "tp=",
-            "tp ",
-            "tp:",
-            "tp0",
-            "tp1",
-            "tp2",
-            "tp3",
-            "tp4",
-            "tp5",
-            "tp6",
-            "tp7",
-            "tp8",
-            "tp9",
-        ),
+        needles=_digit_after("tp", "tp=", "tp ", "tp:"),
     ),
     Rule(
         "nvl-n",
@@ -339,23 +314,7 @@ PARALLELISM_RULES: tuple[Rule[str], ...] = (
             ("TensorRT-LLM with TP8", "tensor"),
         ),
         rejects=("-tps N, PLE shard",),
-        needles=(
-            "tensor",
-            "-sm",
-            "tp=",
-            "tp ",
-            "tp:",
-            "tp0",
-            "tp1",
-            "tp2",
-            "tp3",
-            "tp4",
-            "tp5",
-            "tp6",
-            "tp7",
-            "tp8",
-            "tp9",
-        ),
+        needles=("tensor", "-sm", *_digit_after("tp", "tp=", "tp ", "tp:")),
     ),
     Rule(
         "pipeline",
@@ -369,24 +328,7 @@ PARALLELISM_RULES: tuple[Rule[str], ...] = (
             ("PP4 TP8 vs TP8, batch size 1", "pipeline"),
         ),
         rejects=("prefix-cache hit pipeline stage",),
-        needles=(
-            "-sm",
-            "layer",
-            "pipeline",
-            "pp=",
-            "pp ",
-            "pp:",
-            "pp0",
-            "pp1",
-            "pp2",
-            "pp3",
-            "pp4",
-            "pp5",
-            "pp6",
-            "pp7",
-            "pp8",
-            "pp9",
-        ),
+        needles=("-sm", "layer", "pipeline", *_digit_after("pp", "pp=", "pp ", "pp:")),
     ),
 )
 
@@ -658,7 +600,7 @@ ACTIVE_RULE: Rule[float] = Rule(
     lambda m: float(m[1] or m[2]),
     (("Qwen3.5 35B-A3B (MoE, 3B active)", 3.0), ("Qwen3-30B-A3B", 3.0)),
     rejects=("MPT-7B (FP16)",),
-    needles=("active", "a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8", "a9"),
+    needles=("active", *_digit_after("a")),
 )
 
 MOE_RULE: Rule[str] = Rule(
