@@ -218,7 +218,7 @@ COUNT_RULES: tuple[Rule[int], ...] = (
             "device",
             "chip",
             "dies",
-            "mi",
+            *_digit_after("mi"),
             "h100",
             "h200",
             "h800",
@@ -555,7 +555,22 @@ PRECISION_RULE: Rule[str] = Rule(
         ("Qwen3.5-397B-A17B-NVFP4", "nvfp4"),
     ),
     rejects=("gfx1100", "HBM3e 288GB"),
-    needles=("fp", "bf", "int", "w8", "w4"),
+    needles=(
+        "nvfp4",
+        "mxfp4",
+        "fp4",
+        "fp6",
+        "fp8",
+        "bf16",
+        "fp16",
+        "fp32",
+        "int8",
+        "int4",
+        "w8a8",
+        "w4a16",
+        "w4a8",
+        "w4a4",
+    ),
 )
 
 BITS_RULE: Rule[float] = Rule(
