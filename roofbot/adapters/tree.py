@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import stat
 from pathlib import Path, PurePosixPath
 from typing import Protocol
 
@@ -51,6 +52,7 @@ class FolderTree:
 
     def __init__(self, root: Path) -> None:
         self.root = root.resolve()
+        self._folders: dict[str, bool] = {}
 
     def _path(self, path: str) -> Path:
         return self.root / safe_relpath(path)
@@ -91,18 +93,27 @@ class FolderTree:
     def read(self, path: str, limit: int) -> bytes:
         p = self._path(path)
         try:
-            st = p.lstat()
+            st = os.lstat(p)
         except OSError:
             raise TreeError(f"{path}: no such file") from None
-        if p.is_symlink():
+        if stat.S_ISLNK(st.st_mode):
             raise TreeError(f"{path} is a symbolic link; roofbot does not follow links")
-        if not p.is_file():
+        if not stat.S_ISREG(st.st_mode):
             raise TreeError(f"{path} is not a regular file")
         if st.st_size > limit:
             raise TreeError(too_big(path, st.st_size, limit))
-        # refuse a parent folder that is a link out of the tree
-        real = p.resolve()
-        if not real.is_relative_to(self.root):
+        if not self._inside(p.parent):  # a parent folder that is a link out of the tree
             raise TreeError(f"{path} resolves outside the repository")
-        with p.open("rb") as fh:
+        try:  # O_NOFOLLOW: a file swapped for a link after the checks is still refused
+            fd = os.open(p, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        except OSError as e:
+            raise TreeError(f"{path}: {e.strerror}") from None
+        with os.fdopen(fd, "rb") as fh:
             return fh.read(limit + 1)
+
+    def _inside(self, folder: Path) -> bool:
+        """Whether a folder, links resolved, is in the tree (once per folder, not per file)."""
+        key = str(folder)
+        if key not in self._folders:
+            self._folders[key] = folder.resolve().is_relative_to(self.root)
+        return self._folders[key]
