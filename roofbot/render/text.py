@@ -43,7 +43,7 @@ def record_lines(
 ) -> list[str]:
     b = r.binding()
     where = f"{b.percent:6.1f}% of {b.check.value}" if b else " " * 7 + "-"
-    head = f"{_verdict(r.verdict, color)} {where:<28} {_clean(r.id, 90)}"
+    head = f"{_verdict(r.verdict, color)} {where:<30} {_clean(r.id, 90)}"
     lines = [head]
     show = verbose or r.verdict in (
         Verdict.ERROR,
