@@ -37,7 +37,7 @@ def check_path(repo: Repository, catalogue: Catalogue, path: str) -> RecordResul
         )
     try:
         return check_record(parsed.data, path, catalogue, repo.config, repo.find_by_id)
-    except Exception as e:  # noqa: BLE001 - a bug in roofbot must cost one record, not the run
+    except Exception as e:  # a bug in roofbot must cost one record, not the run
         return error_result(
             stem(path), path, f"roofbot could not check this record (a roofbot bug): {e!r}", status
         )
