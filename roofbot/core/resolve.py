@@ -439,7 +439,7 @@ class _Resolver:
             elif hits:
                 active = Input(hits[0].value, hits[0].source, Basis.TEXT)
             elif total is not None and not moe and (m is None or m.architecture != "moe"):
-                active = Input(total.value, f"{total.source} (dense: no MoE named)", Basis.TEXT)
+                active = Input(total.value, f"{total.source} (dense: no MoE named)", total.basis)
             elif total is not None:
                 # active <= total: the total is an upper bound, so a roof from it is a lower
                 # bound. A record under it is under the real roof; one over it is only suspect.
@@ -513,44 +513,49 @@ class _Resolver:
                 )
         return None
 
-    def weight_bytes(
-        self, total: Input[float] | None, bits: Input[float] | None
-    ) -> Input[float] | None:
+    def stated_weight_bytes(self) -> Input[float] | None:
+        """Weight bytes pinned or stated exactly in the text."""
         if p := self.pin("weight_bytes"):
             return p
         hits = find(R.WEIGHT_SIZE_RULES[:1], self.text, ("model",))
         # notes discuss other models too: read them only when the record is about one model
         fields = ("methodology",) if self.several_models() else ("methodology", "notes")
         hits += find(R.WEIGHT_SIZE_RULES[1:], self.text, fields)
-        if hits:
-            sizes = sorted(
-                ((v * unit_factor(u), h) for h in hits for v, u in [h.value]), key=lambda s: s[0]
+        if not hits:
+            return None
+        sizes = sorted(
+            ((v * unit_factor(u), h) for h in hits for v, u in [h.value]), key=lambda s: s[0]
+        )
+        n, h = sizes[0]
+        if len({s for s, _ in sizes}) > 1:
+            self.note(
+                "several weight sizes are stated; the smallest is used: "
+                + "; ".join(x.source for _, x in sizes[:3])
             )
-            n, h = sizes[0]
-            if len({s for s, _ in sizes}) > 1:
-                self.note(
-                    "several weight sizes are stated; the smallest is used: "
-                    + "; ".join(x.source for _, x in sizes[:3])
-                )
-            return Input(n, f"{h.source} = {n / GB:.4g} GB", Basis.TEXT)
-        if total is not None and bits is not None:
-            n = total.value * 1e9 * bits.value / 8
-            return Input(
-                n,
-                f"params {total.value:g}B x {bits.value:g} bits / 8 = {n / GB:.4g} GB",
-                Basis.ASSUMED if total.assumed or bits.assumed else Basis.DERIVED,
-            )
+        return Input(n, f"{h.source} = {n / GB:.4g} GB", Basis.TEXT)
+
+    @staticmethod
+    def weight_from_bits(total: Input[float], bits: Input[float]) -> Input[float]:
+        n = total.value * 1e9 * bits.value / 8
+        return Input(
+            n,
+            f"params {total.value:g}B x {bits.value:g} bits / 8 = {n / GB:.4g} GB",
+            Basis.ASSUMED if total.assumed or bits.assumed else Basis.DERIVED,
+        )
+
+    def weight_bound(self) -> Input[float] | None:
+        """A measured footprint: an upper bound on the weights (assumed)."""
         bound = find((R.WEIGHT_BOUND_RULE,), self.text, ("methodology", "unit"))
-        if bound:
-            v, u = bound[0].value
-            n = v * unit_factor(u)
-            return Input(
-                n,
-                f"{bound[0].source}: at most {n / GB:.4g} GB of weights (a footprint "
-                "bounds the weights from above)",
-                Basis.ASSUMED,
-            )
-        return None
+        if not bound:
+            return None
+        v, u = bound[0].value
+        n = v * unit_factor(u)
+        return Input(
+            n,
+            f"{bound[0].source}: at most {n / GB:.4g} GB of weights (a footprint "
+            "bounds the weights from above)",
+            Basis.ASSUMED,
+        )
 
     def active_bytes(
         self, weight: Input[float] | None, total: Input[float] | None, active: Input[float] | None
@@ -615,7 +620,12 @@ def resolve(record: Mapping[str, Any], catalogue: Catalogue, pins: Mapping[str, 
     precision, peak, sparse_only = r.precision(acc)
     total, active = r.params()
     bits = r.bits()
-    weight = r.weight_bytes(total, bits)
+    weight = r.stated_weight_bytes()
+    from_bits = weight is None and total is not None and bits is not None
+    if from_bits and total is not None and bits is not None:
+        weight = r.weight_from_bits(total, bits)
+    if weight is None:
+        weight = r.weight_bound()
     spec, tps = r.speculative()
     return Inputs(
         rate=rate,
@@ -629,7 +639,7 @@ def resolve(record: Mapping[str, Any], catalogue: Catalogue, pins: Mapping[str, 
         batch=batch,
         params_b=total,
         active_params_b=active,
-        bits_per_weight=bits if weight is not None and weight.basis is not Basis.TEXT else None,
+        bits_per_weight=bits if from_bits else None,
         weight_bytes=weight,
         active_bytes=r.active_bytes(weight, total, active),
         speculative=spec,

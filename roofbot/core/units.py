@@ -56,5 +56,13 @@ def _canonical_unit(unit: str) -> str:
 
 
 def fmt_bytes(n: float) -> str:
-    """Decimal gigabytes, as the repository writes bandwidths and sizes."""
+    """Decimal gigabytes, as the repository writes bandwidths and sizes: 14e9 -> "14 GB"."""
     return f"{n / GB:.4g} GB"
+
+
+def show_input(name: str, value: object) -> str | None:
+    """How a report shows an input whose unit its name carries (byte counts as GB), or None
+    to show the value as it is."""
+    if name.endswith("_bytes") and isinstance(value, int | float) and not isinstance(value, bool):
+        return fmt_bytes(float(value))
+    return None

@@ -27,6 +27,7 @@ import markupsafe
 from roofbot.changes import Changes
 from roofbot.core.provenance import Input
 from roofbot.core.results import Calibration, RecordResult, Report, RoofCheck, Verdict
+from roofbot.core.units import show_input
 
 MARKER = "<!-- roofbot:roofcheck -->"
 DEFAULT_TEMPLATE = "comment.md.j2"
@@ -170,7 +171,9 @@ def _input_view(name: str, i: Input[Any]) -> dict[str, Any]:
     v = i.value
     if hasattr(v, "value") and not isinstance(v, int | float | str):
         v = v.value
-    shown = num(v, 4) if isinstance(v, int | float) and not isinstance(v, bool) else md(v)
+    shown = show_input(name, v) or (
+        num(v, 4) if isinstance(v, int | float) and not isinstance(v, bool) else md(v)
+    )
     return {"name": name, "value": shown, "from": i.source, "basis": i.basis.value}
 
 

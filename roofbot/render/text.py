@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from roofbot.core.results import RecordResult, Report, RoofCheck, Verdict
+from roofbot.core.units import show_input
 from roofbot.render.findings import Finding
 
 _COLOURS = {
@@ -128,8 +129,7 @@ def explain_record(r: RecordResult) -> str:
         width = max(len(n) for n, _ in r.inputs)
         for name, i in r.inputs:
             val = i.value.value if hasattr(i.value, "value") else i.value
-            if isinstance(val, float):
-                val = f"{val:.6g}"
+            val = show_input(name, val) or (f"{val:.6g}" if isinstance(val, float) else val)
             tag = (
                 ""
                 if i.basis.value in ("field", "catalogue", "text", "derived")
