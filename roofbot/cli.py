@@ -271,7 +271,7 @@ def plot(
 
     Example: roofbot plot --repo fixtures --out plots --record mpt7b-a100-bs64-aggregate-output-tps
     """
-    from roofbot.engine import check_path, find_path, run_check
+    from roofbot.engine import check_path, run_check
     from roofbot.plot import FORMATS, PlotUnavailable, corpus_chart, save, sweep_chart
 
     repository = _open(repo)
@@ -282,7 +282,7 @@ def plot(
         cal = [c.id for c in repository.config.calibration]
         written = save(corpus_chart(report, cal), out_dir / "roofline", chosen)
         for rid in record_ids:
-            path = find_path(repository, rid)
+            path = repository.path_for_id(rid)
             if path is None:
                 raise click.UsageError(f"no benchmark record with id {rid!r} in {repo}")
             result = check_path(repository, repository.catalogue(), path)
@@ -305,11 +305,11 @@ def explain(record_id: str, repo: Path) -> None:
 
     Example: roofbot explain --repo fixtures mpt7b-a100-bs64-aggregate-output-tps
     """
-    from roofbot.engine import check_path, find_path
+    from roofbot.engine import check_path
     from roofbot.render.text import explain_record
 
     repository = _open(repo)
-    path = find_path(repository, record_id)
+    path = repository.path_for_id(record_id)
     if path is None:
         raise click.UsageError(f"no benchmark record with id {record_id!r} in {repo}")
     result = check_path(repository, repository.catalogue(), path)

@@ -78,7 +78,7 @@ def calibration_of(
         if spec.id not in by_id:
             data = repo.find_by_id(spec.id)
             if data is not None:
-                path = _path_for(repo, spec.id)
+                path = repo.path_for_id(spec.id) or spec.id
                 by_id[spec.id] = check_record(data, path, catalogue, repo.config, repo.find_by_id)
     return calibrate(repo.config, by_id)
 
@@ -107,21 +107,3 @@ def run_check(
         deprecated_fail=repo.config.deprecated_fail,
         messages=tuple(repo.messages),
     )
-
-
-def find_path(repo: Repository, rid: str) -> str | None:
-    """The file of the record with this id: its name, under a records pattern."""
-    if not rid or "/" in rid or rid.startswith("."):
-        return None
-    for pattern in repo.config.records:
-        name = posixpath.basename(pattern)
-        if "*" not in name:
-            continue
-        candidate = posixpath.join(posixpath.dirname(pattern), name.replace("*", rid, 1))
-        if "*" not in candidate and repo.tree.exists(candidate):
-            return candidate
-    return None
-
-
-def _path_for(repo: Repository, rid: str) -> str:
-    return find_path(repo, rid) or rid

@@ -95,20 +95,29 @@ class Repository:
             return f"id {rid[:80]!r} differs from the file name {stem!r}: they must match"
         return None
 
+    def paths_for_id(self, rid: str) -> Iterator[str]:
+        """The existing files that would hold the record `rid`: its name under each records
+        pattern (`data/benchmarks/*.json` -> `data/benchmarks/<rid>.json`)."""
+        if not rid or "/" in rid or rid.startswith("."):
+            return
+        for pattern in self.config.records:
+            name = posixpath.basename(pattern)
+            if "*" not in name:
+                continue
+            candidate = posixpath.join(posixpath.dirname(pattern), name.replace("*", rid, 1))
+            if "*" not in candidate and self.tree.exists(candidate):
+                yield candidate
+
+    def path_for_id(self, rid: str) -> str | None:
+        return next(self.paths_for_id(rid), None)
+
     def find_by_id(self, rid: str) -> dict[str, Any] | None:
         """A benchmark record by id, found by file name without reading the corpus."""
         if rid in self._cache:
             hit = self._cache[rid]
             return hit.data if hit else None
         found: Parsed | None = None
-        for pattern in self.config.records:
-            if "*" not in posixpath.basename(pattern):
-                continue
-            candidate = posixpath.join(
-                posixpath.dirname(pattern), posixpath.basename(pattern).replace("*", rid, 1)
-            )
-            if "*" in candidate or not self.tree.exists(candidate):
-                continue
+        for candidate in self.paths_for_id(rid):
             try:
                 p = self.read(candidate)
             except (RecordFileError, TreeError):
