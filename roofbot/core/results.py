@@ -117,6 +117,12 @@ class Calibration:
         return all(e.ok for e in self.entries)
 
 
+def fails(r: RecordResult, fail_on: frozenset[Verdict], deprecated_fail: bool) -> bool:
+    """Whether this result fails the run: its verdict is in `fail_on`, and a deprecated record
+    counts only with `deprecated_fail`."""
+    return r.verdict in fail_on and (deprecated_fail or not r.deprecated)
+
+
 @dataclass(frozen=True)
 class Report:
     records: tuple[RecordResult, ...]
@@ -126,11 +132,7 @@ class Report:
     messages: tuple[Message, ...] = field(default=())
 
     def failing(self) -> tuple[RecordResult, ...]:
-        return tuple(
-            r
-            for r in self.records
-            if r.verdict in self.fail_on and (self.deprecated_fail or not r.deprecated)
-        )
+        return tuple(r for r in self.records if fails(r, self.fail_on, self.deprecated_fail))
 
     @property
     def ok(self) -> bool:

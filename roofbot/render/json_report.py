@@ -11,7 +11,15 @@ from typing import Any, TextIO
 
 from roofbot import __version__
 from roofbot.core.provenance import Input
-from roofbot.core.results import Calibration, Message, RecordResult, Report, RoofCheck, Verdict
+from roofbot.core.results import (
+    Calibration,
+    Message,
+    RecordResult,
+    Report,
+    RoofCheck,
+    Verdict,
+    fails,
+)
 
 
 def _num(x: float, places: int = 2) -> float | int:
@@ -130,7 +138,7 @@ class Tally:
         if r.token_rate:
             self.token_rate += 1
             self.checked += r.checked
-        if r.verdict in self.fail_on and (self.deprecated_fail or not r.deprecated):
+        if fails(r, self.fail_on, self.deprecated_fail):
             self.failing += 1
 
 
