@@ -89,7 +89,8 @@ def check_record(
                 ),
             ),
         )
-    no_figure = find((NOT_PUBLISHED_RULE,), text_fields(record), ("unit", "model"))
+    text = text_fields(record)  # read once: resolution, the no-figure rule and the traps share it
+    no_figure = find((NOT_PUBLISHED_RULE,), text, ("unit", "model"))
     if value == 0 and no_figure:
         return RecordResult(rid, path, Verdict.SKIPPED, **base, value=value, messages=(Message(
             "info", f"value 0 stands for no figure ({no_figure[0].source}): nothing to check",
@@ -102,14 +103,14 @@ def check_record(
                               "rate: reported, not checked", "unit"),),
         )  # fmt: skip
     pins = config.pins.get(rid, {})
-    inp: Inputs = resolve(record, catalogue, pins)
+    inp: Inputs = resolve(record, catalogue, pins, text)
     checks = roofline.checks(inp, value)
     siblings = []
     for sid in inp.siblings[:8]:
         other = lookup(sid)
         if other is not None and (s := sibling_of(other, catalogue, config)) is not None:
             siblings.append(s)
-    ctx = TrapContext(inp, checks, value, text_fields(record), tuple(siblings))
+    ctx = TrapContext(inp, checks, value, text, tuple(siblings))
     traps = detect(ctx)
     notes = tuple((t, BY_ID[t].explain(ctx)) for t in traps)
     verdict, why = decide(inp, checks, traps)

@@ -12,7 +12,7 @@ from typing import Any
 from roofbot.core import rules as R
 from roofbot.core.catalogue import Accelerator, Catalogue
 from roofbot.core.config import Pin
-from roofbot.core.extract import Hit, find, text_fields
+from roofbot.core.extract import Hit, TextFields, find, text_fields
 from roofbot.core.provenance import Basis, Input
 from roofbot.core.results import Message, RateKind
 from roofbot.core.units import GB, unit_factor
@@ -609,9 +609,14 @@ def _bits_of(text: str | None) -> float | None:
     return None
 
 
-def resolve(record: Mapping[str, Any], catalogue: Catalogue, pins: Mapping[str, Pin]) -> Inputs:
+def resolve(
+    record: Mapping[str, Any],
+    catalogue: Catalogue,
+    pins: Mapping[str, Pin],
+    text: TextFields | None = None,
+) -> Inputs:
     """Resolve a token-rate benchmark record's inputs (its metric must be a token rate)."""
-    r = _Resolver(record, catalogue, pins, text_fields(record))
+    r = _Resolver(record, catalogue, pins, text if text is not None else text_fields(record))
     batch = r.batch()
     rate = r.rate(str(record["metric"]), batch)
     acc, part, variant = r.part()
