@@ -106,6 +106,27 @@ def test_paths_outside_the_repository_are_refused(hostile_repo: Path) -> None:
         for r in report.records
     )
 
+    nul = run_check(Repository.open(hostile_repo), ["data/benchmarks/a\x00.json"])
+    assert "NUL byte" in nul.records[0].messages[0].text
+
+
+@pytest.mark.parametrize(
+    ("expect", "limit", "size"), [(101, 201, 100), (51, 201, 100), (51, 60, 60)]
+)
+def test_a_file_is_read_to_its_end_or_the_limit(
+    tmp_path: Path, expect: int, limit: int, size: int
+) -> None:
+    """The first read asks for the size lstat saw (plus one); a file that grew since (an
+    `expect` below its size) is read on, never past the limit."""
+    from roofbot.adapters.tree import _read_upto
+
+    (tmp_path / "f").write_bytes(b"x" * 100)
+    fd = os.open(tmp_path / "f", os.O_RDONLY)
+    try:
+        assert len(_read_upto(fd, expect, limit)) == size
+    finally:
+        os.close(fd)
+
 
 @pytest.mark.parametrize(
     "yaml_text",

@@ -25,11 +25,15 @@ class Tree(Protocol):
 
 
 def safe_relpath(path: str) -> str:
-    """Normalise a repository-relative path; refuse absolute paths and `..`."""
-    p = PurePosixPath(path.replace("\\", "/"))
-    if p.is_absolute() or ".." in p.parts or not p.parts:
+    """Normalise a repository-relative path; refuse absolute paths, `..` and NUL bytes.
+    (String work, not pathlib: this runs once a record on the sweep's hot path.)"""
+    s = path.replace("\\", "/")
+    parts = [p for p in s.split("/") if p and p != "."]
+    if s.startswith("/") or ".." in parts or not parts:
         raise TreeError(f"{path!r} is outside the repository")
-    return p.as_posix()
+    if "\x00" in s:
+        raise TreeError(f"{path!r} contains a NUL byte")
+    return "/".join(parts)
 
 
 def too_big(path: str, size: int, limit: int) -> str:
@@ -47,11 +51,24 @@ def path_matches(path: str, pattern: str) -> bool:
     )
 
 
+def _read_upto(fd: int, expect: int, limit: int) -> bytes:
+    """Read a file descriptor to its end or to `limit` bytes. The first read asks for the
+    size lstat saw plus one byte (asking for `limit` would allocate the whole limit for
+    every record); a file that grew since is read on, up to the limit."""
+    chunks = [os.read(fd, min(expect, limit))]
+    got = len(chunks[0])
+    while expect <= got < limit and chunks[-1]:  # a short first read was the end
+        chunks.append(os.read(fd, limit - got))
+        got += len(chunks[-1])
+    return b"".join(chunks)
+
+
 class FolderTree:
     """The working tree on disk. Symlinks are never followed."""
 
     def __init__(self, root: Path) -> None:
         self.root = root.resolve()
+        self._root = str(self.root)
         self._folders: dict[str, bool] = {}
 
     def _path(self, path: str) -> Path:
@@ -91,7 +108,7 @@ class FolderTree:
             return False
 
     def read(self, path: str, limit: int) -> bytes:
-        p = self._path(path)
+        p = os.path.join(self._root, safe_relpath(path))
         try:
             st = os.lstat(p)
         except OSError:
@@ -102,18 +119,19 @@ class FolderTree:
             raise TreeError(f"{path} is not a regular file")
         if st.st_size > limit:
             raise TreeError(too_big(path, st.st_size, limit))
-        if not self._inside(p.parent):  # a parent folder that is a link out of the tree
+        if not self._inside(os.path.dirname(p)):  # a parent folder that links out of the tree
             raise TreeError(f"{path} resolves outside the repository")
         try:  # O_NOFOLLOW: a file swapped for a link after the checks is still refused
             fd = os.open(p, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
         except OSError as e:
             raise TreeError(f"{path}: {e.strerror}") from None
-        with os.fdopen(fd, "rb") as fh:
-            return fh.read(limit + 1)
+        try:
+            return _read_upto(fd, st.st_size + 1, limit + 1)
+        finally:
+            os.close(fd)
 
-    def _inside(self, folder: Path) -> bool:
+    def _inside(self, folder: str) -> bool:
         """Whether a folder, links resolved, is in the tree (once per folder, not per file)."""
-        key = str(folder)
-        if key not in self._folders:
-            self._folders[key] = folder.resolve().is_relative_to(self.root)
-        return self._folders[key]
+        if folder not in self._folders:
+            self._folders[folder] = Path(folder).resolve().is_relative_to(self.root)
+        return self._folders[folder]

@@ -21,7 +21,8 @@ class Rule(Generic[T_co]):
     """A named pattern. `read` turns a match into the value; `examples` pair a real phrase
     with the value it must give; `rejects` are real phrases it must not match at all.
     `needles` are lower-case words one of which every match contains: text without any of
-    them is skipped without running the pattern (the sweep's hot path)."""
+    them is skipped without running the pattern (the sweep's hot path); where every match
+    also holds one of a second set of words, `also` names them and both must be present."""
 
     name: str
     pattern: re.Pattern[str]
@@ -29,10 +30,13 @@ class Rule(Generic[T_co]):
     examples: tuple[tuple[str, T_co], ...]
     rejects: tuple[str, ...] = ()
     needles: tuple[str, ...] = ()
+    also: tuple[str, ...] = ()
 
     def may_match(self, folded: str) -> bool:
         """False only when no match is possible: `folded` is the text, case-folded."""
-        return not self.needles or any(n in folded for n in self.needles)
+        return (not self.needles or any(n in folded for n in self.needles)) and (
+            not self.also or any(n in folded for n in self.also)
+        )
 
 
 def _int(group: int = 1) -> Callable[[re.Match[str]], int]:
@@ -483,6 +487,7 @@ WEIGHT_SIZE_RULES: tuple[Rule[tuple[float, str]], ...] = (
             "requires about 35GB of weights",
         ),
         needles=("weight", "size"),
+        also=("gb", "gib", "tb", "tib"),
     ),
 )
 
@@ -525,7 +530,7 @@ BANDWIDTH_RULE: Rule[float] = Rule(
         "the pair moves 825.7 GB/s = 43.0% of their combined 1920 GB/s DRAM peak",
         "Single-card baseline is 632.5 of 960 GB/s",
     ),
-    needles=("/s",),
+    needles=("gb/s", "tb/s"),
 )
 
 # ---------------------------------------------------------------- precisions and sizes
