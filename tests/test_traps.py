@@ -94,6 +94,9 @@ def test_per_user_vs_aggregate(fixtures_repo: Repository) -> None:
     bad = run(fixtures_repo, per, siblings={"mpt-like-b64-aggregate-run": agg_bad})
     assert "per-user-vs-aggregate" not in ok.traps
     assert "per-user-vs-aggregate" in bad.traps
+    # A sibling named at the end of a sentence is still found (the full stop is not the id's).
+    last = dict(per, methodology=per["methodology"] + ".")
+    assert "per-user-vs-aggregate" in run(fixtures_repo, last, siblings={"mpt-like-b64-aggregate-run": agg_bad}).traps  # fmt: skip
 
 
 def test_hardware_part_variant_shows_both_bandwidths(fixtures_repo: Repository) -> None:

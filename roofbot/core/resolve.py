@@ -60,7 +60,9 @@ _PRECISION_BITS = {
 _FP_TWINS = {"fp16": "bf16", "bf16": "fp16", "fp4": "fp4_block_scaled"}
 _WA = re.compile(r"\bw(\d+)a(\d+)\b", re.IGNORECASE)
 _FIRST_NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)")
-_ID_MENTION = re.compile(r"(?<![\w-])[a-z0-9]+(?:-[a-z0-9.]+){3,}(?![\w-])")
+_ID_MENTION = re.compile(r"(?<![\w-])[a-z0-9]+(?:-[a-z0-9]+(?:\.[a-z0-9]+)*){3,}(?![\w-])")
+"""A record id named in text: four or more dash-joined words; a dot only inside a word, so the
+full stop after an id that ends a sentence is not taken for part of it."""
 
 
 def unit_is_token_rate(unit: str) -> bool:
