@@ -71,6 +71,20 @@ def cli() -> None:
     ".roofbot.yml or schema checks every record; other files are ignored.",
 )
 @click.option(
+    "--cache/--no-cache",
+    default=True,
+    show_default=True,
+    help="Reuse the results of records unchanged since the last run (and unchanged everything "
+    "they depend on: roofbot, the config, the catalogue, the schemas, the records they name).",
+)
+@click.option(
+    "--cache-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Where the result cache lives. [default: $ROOFBOT_CACHE_DIR, else "
+    "$XDG_CACHE_HOME/roofbot, else ~/.cache/roofbot]",
+)
+@click.option(
     "-q", "--quiet", is_flag=True, help="Only what fails the run and the summary; no progress bar."
 )
 @click.option(
@@ -83,6 +97,8 @@ def check(
     no_calibration: bool,
     jobs: int,
     changed: bool,
+    cache: bool,
+    cache_dir: Path | None,
     quiet: bool,
     verbose: bool,
 ) -> None:
@@ -90,7 +106,7 @@ def check(
 
     Example: roofbot check --repo fixtures data/benchmarks/mpt7b-a100-bs1-per-user-decode-tps.json
     """
-    from roofbot.engine import run_check
+    from roofbot.engine import CacheStats, run_check
     from roofbot.links import gotcha_paths
     from roofbot.progress import progress_for
 
@@ -102,21 +118,31 @@ def check(
     rels: list[str] | None = [_relative(p, repo) for p in paths] or None
     if changed:
         rels = _changed_records(repository, rels or [])
+    spec = _cache_spec(repository, repo, cache_dir) if cache else None
+    stats = CacheStats()
     bar = progress_for(sys.stderr, quiet)
     if fmt == "json":  # streamed: a sweep of any size holds one record at a time
         try:
-            ok = _stream_json(repository, rels, not no_calibration, jobs, bar)
+            ok = _stream_json(repository, rels, not no_calibration, jobs, bar, spec, stats)
         finally:
             if bar is not None:
                 bar.close()
+        _cache_line(spec, stats, verbose, quiet)
         sys.exit(0 if ok else 1)
     try:
         report = run_check(
-            repository, rels, calibration=not no_calibration, progress=bar, jobs=jobs
+            repository,
+            rels,
+            calibration=not no_calibration,
+            progress=bar,
+            jobs=jobs,
+            cache=spec,
+            stats=stats,
         )
     finally:
         if bar is not None:
             bar.close()
+    _cache_line(spec, stats, verbose, quiet)
     links = gotcha_paths(repository.config, repository.catalogue())
     cfg = repo / ".roofbot.yml"
     cfg_text = cfg.read_text("utf-8", "replace") if cfg.is_file() and not cfg.is_symlink() else None
@@ -124,8 +150,31 @@ def check(
     sys.exit(0 if report.ok else 1)
 
 
+def _cache_spec(repository, root: Path, folder: Path | None):  # type: ignore[no-untyped-def]
+    """The result cache for a working folder (a git tree is never cached)."""
+    from roofbot.adapters.cache import CacheSpec, default_dir
+    from roofbot.adapters.tree import FolderTree
+
+    if not isinstance(repository.tree, FolderTree):
+        return None
+    return CacheSpec.for_repo(repository, folder or default_dir(), root)
+
+
+def _cache_line(spec, stats, verbose: bool, quiet: bool) -> None:  # type: ignore[no-untyped-def]
+    """What the cache did, on stderr: why it was off (unless -q), its counts (with -v)."""
+    if not quiet:
+        for warning in dict.fromkeys(stats.warnings):
+            click.echo(f"roofbot: {warning}", err=True)
+    if spec is not None and verbose:
+        click.echo(
+            f"roofbot: {stats.hits:,} result(s) from the cache, {stats.misses:,} checked "
+            f"({spec.db})",
+            err=True,
+        )
+
+
 def _stream_json(  # type: ignore[no-untyped-def]
-    repository, rels: list[str] | None, calibration: bool, jobs: int, bar
+    repository, rels: list[str] | None, calibration: bool, jobs: int, bar, cache, stats
 ) -> bool:
     from roofbot.core.results import Calibration, Message, RecordResult
     from roofbot.engine import calibration_of, iter_results, todo_paths
@@ -143,7 +192,16 @@ def _stream_json(  # type: ignore[no-untyped-def]
 
     ok = json_report.stream(
         sys.stdout,
-        iter_results(repository, catalogue, todo_paths(repository, rels), jobs, bar),
+        iter_results(
+            repository,
+            catalogue,
+            todo_paths(repository, rels),
+            jobs,
+            bar,
+            cache,
+            stats,
+            every_record=rels is None,
+        ),
         finish,
         json_report.Tally(cfg.fail_on, cfg.deprecated_fail),
         gotcha_paths(cfg, catalogue),

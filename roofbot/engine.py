@@ -3,16 +3,23 @@ result), check it, calibrate the instrument, and return the report. No printing.
 
 from __future__ import annotations
 
+import gc
 import posixpath
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from roofbot.adapters.jsonfile import RecordFileError
+from roofbot.adapters.jsonfile import MAX_BYTES, RecordFileError, parse_record_bytes
 from roofbot.adapters.repo import Repository
 from roofbot.adapters.tree import TreeError, safe_relpath
 from roofbot.core.calibration import calibrate
 from roofbot.core.catalogue import Catalogue
-from roofbot.core.check import check_record, error_result
+from roofbot.core.check import SiblingLookup, check_record, error_result
 from roofbot.core.results import Calibration, RecordResult, Report
+
+if TYPE_CHECKING:
+    from roofbot.adapters.cache import CacheSpec
 
 Progress = Callable[[int, int], None]
 
@@ -24,8 +31,19 @@ def stem(path: str) -> str:
 def check_path(repo: Repository, catalogue: Catalogue, path: str) -> RecordResult:
     try:
         path = safe_relpath(path)
-        parsed = repo.read(path)
-    except (RecordFileError, TreeError) as e:
+        raw = repo.tree.read(path, MAX_BYTES)
+    except TreeError as e:
+        return error_result(stem(path), path, str(e))
+    return check_bytes(repo, catalogue, path, raw, repo.find_by_id)
+
+
+def check_bytes(
+    repo: Repository, catalogue: Catalogue, path: str, raw: bytes, lookup: SiblingLookup
+) -> RecordResult:
+    """Parse, validate and check one record file's bytes; `lookup` finds records by id."""
+    try:
+        parsed = parse_record_bytes(raw)
+    except RecordFileError as e:
         return error_result(stem(path), path, str(e))
     status = parsed.data.get("status")
     status = status if isinstance(status, str) else None
@@ -36,11 +54,20 @@ def check_path(repo: Repository, catalogue: Catalogue, path: str) -> RecordResul
             rid if isinstance(rid, str) and rid == stem(path) else stem(path), path, problem, status
         )
     try:
-        return check_record(parsed.data, path, catalogue, repo.config, repo.find_by_id)
+        return check_record(parsed.data, path, catalogue, repo.config, lookup)
     except Exception as e:  # a bug in roofbot must cost one record, not the run
         return error_result(
             stem(path), path, f"roofbot could not check this record (a roofbot bug): {e!r}", status
         )
+
+
+@dataclass
+class CacheStats:
+    """What the result cache did in one run (hits, records checked, warnings)."""
+
+    hits: int = 0
+    misses: int = 0
+    warnings: list[str] = field(default_factory=list)
 
 
 def iter_results(
@@ -49,21 +76,80 @@ def iter_results(
     todo: Sequence[str],
     jobs: int = 1,
     progress: Progress | None = None,
+    cache: CacheSpec | None = None,
+    stats: CacheStats | None = None,
+    every_record: bool = False,
 ) -> Iterator[RecordResult]:
     """Each path's result, in order, one at a time (a sweep need not hold them all). `jobs` > 1
-    checks on that many processes where the tree allows it; the results are the same."""
+    checks on that many processes where the tree allows it; `cache` reuses earlier results
+    (a folder tree only); the results are the same either way. What the cache did, and why
+    it was off if it was, goes to `stats` (a tool's diagnostic, not part of the report);
+    `every_record` says `todo` is the whole corpus (the cache forgets the rest)."""
+    stats = stats if stats is not None else CacheStats()
+    with fewer_collections():
+        yield from _results(repo, catalogue, todo, jobs, progress, cache, stats, every_record)
+
+
+@contextmanager
+def fewer_collections(gen0: int = 10_000) -> Iterator[None]:
+    """Run the cyclic garbage collector less often during a sweep. Results are acyclic and
+    kept; at the default threshold (700 allocations) the collector keeps re-walking them:
+    a third of a warm sweep's time (bench/bench_sweep.py). Cycles are still collected."""
+    before = gc.get_threshold()
+    gc.set_threshold(max(gen0, before[0]), *before[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+
+
+def _results(
+    repo: Repository,
+    catalogue: Catalogue,
+    todo: Sequence[str],
+    jobs: int,
+    progress: Progress | None,
+    cache: CacheSpec | None,
+    stats: CacheStats,
+    every_record: bool,
+) -> Iterator[RecordResult]:
     parallel = jobs > 1 and len(todo) >= 100
     if parallel:  # multiprocessing is only imported when asked for
         from roofbot.parallel import can_parallelise, iter_parallel
 
         parallel = can_parallelise(repo)
     if parallel:
-        yield from iter_parallel(repo, todo, jobs, progress)
-        return
-    for i, p in enumerate(todo):
-        yield check_path(repo, catalogue, p)
-        if progress:
-            progress(i + 1, len(todo))
+        yield from iter_parallel(repo, todo, jobs, progress, cache, stats)
+        if cache is not None and every_record:
+            _prune(repo, catalogue, cache, todo, stats)
+    elif cache is None:
+        for i, p in enumerate(todo):
+            yield check_path(repo, catalogue, p)
+            if progress:
+                progress(i + 1, len(todo))
+    else:
+        from roofbot.cached import CachedChecks
+
+        checks = CachedChecks(repo, catalogue, cache)
+        try:
+            for i, p in enumerate(todo):
+                yield checks.check(p)
+                if progress:
+                    progress(i + 1, len(todo))
+        finally:
+            checks.close(todo if every_record else None)
+            stats.hits, stats.misses = stats.hits + checks.hits, stats.misses + checks.misses
+            stats.warnings += checks.warnings
+
+
+def _prune(
+    repo: Repository, catalogue: Catalogue, cache: CacheSpec, todo: Sequence[str], stats: CacheStats
+) -> None:
+    from roofbot.cached import CachedChecks
+
+    checks = CachedChecks(repo, catalogue, cache)
+    checks.close(todo)
+    stats.warnings += checks.warnings
 
 
 def calibration_of(
@@ -93,10 +179,17 @@ def run_check(
     calibration: bool = True,
     progress: Progress | None = None,
     jobs: int = 1,
+    cache: CacheSpec | None = None,
+    stats: CacheStats | None = None,
 ) -> Report:
     """Check `paths` (default: every record) and calibrate; the whole report in memory."""
     catalogue = repo.catalogue()
-    results = list(iter_results(repo, catalogue, todo_paths(repo, paths), jobs, progress))
+    todo = todo_paths(repo, paths)
+    results = list(
+        iter_results(
+            repo, catalogue, todo, jobs, progress, cache, stats, every_record=paths is None
+        )
+    )
     cal = Calibration(False, repo.config.tolerance_pp)
     if calibration:
         cal = calibration_of(repo, catalogue, {r.id: r for r in results})

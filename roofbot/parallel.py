@@ -6,24 +6,37 @@ from __future__ import annotations
 import multiprocessing
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from typing import TYPE_CHECKING
 
 from roofbot.adapters.repo import Repository
 from roofbot.adapters.tree import FolderTree
-from roofbot.core.catalogue import Catalogue
 from roofbot.core.results import RecordResult
 
-_STATE: list[tuple[Repository, Catalogue]] = []
+if TYPE_CHECKING:
+    from roofbot.adapters.cache import CacheSpec
+    from roofbot.cached import CachedChecks
+    from roofbot.engine import CacheStats
+
+_STATE: list[CachedChecks] = []
 
 
-def _init(repo: Repository) -> None:
-    _STATE.append((repo, repo.catalogue()))
+def _init(repo: Repository, cache: CacheSpec | None) -> None:
+    import gc
+
+    from roofbot.cached import CachedChecks
+
+    gc.set_threshold(10_000, *gc.get_threshold()[1:])  # as engine.fewer_collections does
+    _STATE.append(CachedChecks(repo, repo.catalogue(), cache))
 
 
-def _check_chunk(paths: Sequence[str]) -> list[RecordResult]:
-    from roofbot.engine import check_path
-
-    repo, catalogue = _STATE[-1]
-    return [check_path(repo, catalogue, p) for p in paths]
+def _check_chunk(paths: Sequence[str]) -> tuple[list[RecordResult], int, int, list[str]]:
+    """A chunk's results, and what the worker's cache did for it (hits, misses, warnings)."""
+    checks = _STATE[-1]
+    hits, misses = checks.hits, checks.misses
+    results = [checks.check(p) for p in paths]
+    checks.flush()
+    warnings, checks.warnings = checks.warnings, []
+    return results, checks.hits - hits, checks.misses - misses, warnings
 
 
 def can_parallelise(repo: Repository) -> bool:
@@ -36,14 +49,21 @@ def iter_parallel(
     paths: Sequence[str],
     jobs: int,
     progress: Callable[[int, int], None] | None = None,
+    cache: CacheSpec | None = None,
+    stats: CacheStats | None = None,
 ) -> Iterator[RecordResult]:
-    """The results in path order, a chunk at a time, checked on `jobs` forked workers."""
+    """The results in path order, a chunk at a time, checked on `jobs` forked workers (each
+    with its own connection to the cache)."""
     size = max(25, len(paths) // (jobs * 8) or 1)
     chunks = [paths[i : i + size] for i in range(0, len(paths), size)]
     done = 0
     ctx = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_init, initargs=(repo,)) as ex:
-        for results in ex.map(_check_chunk, chunks):
+    with ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_init, initargs=(repo, cache)) as ex:
+        for results, hits, misses, warnings in ex.map(_check_chunk, chunks):
+            if stats is not None:
+                stats.hits += hits
+                stats.misses += misses
+                stats.warnings += warnings
             done += len(results)
             yield from results
             if progress:

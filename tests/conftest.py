@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -13,6 +15,11 @@ from roofbot.engine import run_check
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
 REAL = ROOT.parent / "shared" / "records-repo"
+
+# The CLI's result cache is on by default: the tests (and the CLIs they start) keep theirs in
+# one folder of their own, never in the user's ~/.cache, and run warm after the first use of
+# a repository, so every golden file is also proof that a cached result is the same result.
+os.environ["ROOFBOT_CACHE_DIR"] = tempfile.mkdtemp(prefix="roofbot-test-cache-")
 
 
 @pytest.fixture(scope="session")

@@ -95,9 +95,9 @@ class Repository:
             return f"id {rid[:80]!r} differs from the file name {stem!r}: they must match"
         return None
 
-    def paths_for_id(self, rid: str) -> Iterator[str]:
-        """The existing files that would hold the record `rid`: its name under each records
-        pattern (`data/benchmarks/*.json` -> `data/benchmarks/<rid>.json`)."""
+    def candidate_paths(self, rid: str) -> Iterator[str]:
+        """The files that would hold the record `rid`, there or not: its name under each
+        records pattern (`data/benchmarks/*.json` -> `data/benchmarks/<rid>.json`)."""
         if not rid or "/" in rid or rid.startswith("."):
             return
         for pattern in self.config.records:
@@ -105,8 +105,12 @@ class Repository:
             if "*" not in name:
                 continue
             candidate = posixpath.join(posixpath.dirname(pattern), name.replace("*", rid, 1))
-            if "*" not in candidate and self.tree.exists(candidate):
+            if "*" not in candidate:
                 yield candidate
+
+    def paths_for_id(self, rid: str) -> Iterator[str]:
+        """The existing files that would hold the record `rid`."""
+        return (p for p in self.candidate_paths(rid) if self.tree.exists(p))
 
     def path_for_id(self, rid: str) -> str | None:
         return next(self.paths_for_id(rid), None)

@@ -86,11 +86,8 @@ class FolderTree:
         except OSError:
             return []
         name_pat = PurePosixPath(pattern).name
-        return sorted(
-            (folder / n).as_posix() if folder.as_posix() != "." else n
-            for n in names
-            if fnmatch.fnmatchcase(n, name_pat)
-        )
+        prefix = "" if folder.as_posix() == "." else folder.as_posix() + "/"
+        return sorted(prefix + n for n in names if fnmatch.fnmatchcase(n, name_pat))
 
     def _walk_glob(self, pattern: str) -> list[str]:
         out = []
@@ -106,6 +103,14 @@ class FolderTree:
             return self._path(path).is_file()
         except TreeError:
             return False
+
+    def regular(self, path: str) -> os.stat_result | None:
+        """A regular file's lstat, None for anything else (missing, a link, a folder)."""
+        try:
+            st = os.lstat(os.path.join(self._root, safe_relpath(path)))
+        except (OSError, TreeError):
+            return None
+        return st if stat.S_ISREG(st.st_mode) else None
 
     def read(self, path: str, limit: int) -> bytes:
         p = os.path.join(self._root, safe_relpath(path))

@@ -1,0 +1,380 @@
+"""The result cache for sweeps of a working folder (the CLI and pre-commit case): a record
+whose file, the files its check looked up, and everything else its result depends on are
+unchanged gets that result back without being parsed or checked again.
+
+One row per record path holds:
+- the file's lstat signature and the BLAKE2b digest of its bytes: an untouched file hits on
+  the signature alone; a touched one is read and hashed, and hits if its bytes are the same;
+- the signature of every file the check looked up by id (a per-user/aggregate sibling), a
+  missing file included: any change there and the row is stale;
+- the fingerprint of the run: roofbot's own source, the Python version, the config, the
+  catalogue and the schemas. Change any of them and no row hits;
+- the pickled result.
+
+The cache lives outside the repository (a pull request can't plant one), and its rows are
+unpickled through an allow-list of roofbot's result classes all the same. A cache that can't be
+opened, read or written is switched off for the run with a warning: it can cost speed, never
+change a result."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import os
+import pickle
+import sqlite3
+import sys
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, fields, is_dataclass
+from enum import Enum
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from roofbot import __version__
+from roofbot.core.results import RecordResult
+
+if TYPE_CHECKING:
+    from roofbot.adapters.repo import Repository
+
+FORMAT = 2
+"""The layout of a row; a new layout starts a new file."""
+
+FLUSH_EVERY = 256
+"""Rows written in one transaction."""
+
+Dependency = tuple[str, bytes, bytes]
+"""A file a check looked up: its path, signature and digest then ((path, b"-", b"") where
+there was no file)."""
+
+
+class CacheError(Exception):
+    """The cache can't be used; the message says why (the run goes on without it)."""
+
+
+RACY_NS = 2_000_000_000
+"""A file modified this recently may change again within the file system's timestamp tick
+(a few ms) and keep its signature: its row is checked by content, never by signature (the
+"racy git" problem)."""
+
+
+def signature(st: os.stat_result, now_ns: int) -> bytes:
+    """What changes when a file does: size, modification and change times, inode, mode.
+    b"" (which matches nothing) for a file modified too recently to be told apart by it."""
+    if now_ns - max(st.st_mtime_ns, st.st_ctime_ns) < RACY_NS:
+        return b""
+    return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}:{st.st_mode}".encode()
+
+
+def digest(raw: bytes) -> bytes:
+    return hashlib.blake2b(raw, digest_size=16).digest()
+
+
+def default_dir() -> Path:
+    """$ROOFBOT_CACHE_DIR, else $XDG_CACHE_HOME/roofbot, else ~/.cache/roofbot."""
+    if env := os.environ.get("ROOFBOT_CACHE_DIR"):
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "roofbot"
+
+
+def _prelude() -> tuple[object, ...]:
+    """The result classes and enum members, in a fixed order: a row's pickle names them by
+    position, so a load imports and looks up no module at all."""
+    from roofbot.core import provenance, results
+
+    out: list[object] = []
+    for module in (provenance, results):
+        for name in sorted(vars(module)):
+            obj = getattr(module, name)
+            if isinstance(obj, type) and obj.__module__ == module.__name__ and name[0] != "_":
+                out.append(obj)
+                if issubclass(obj, Enum):
+                    out.extend(obj)
+    return tuple(out)
+
+
+_PRELUDE = _prelude()
+_POSITION = {id(o): i for i, o in enumerate(_PRELUDE)}
+
+
+def _prelude_item(position: int) -> object:
+    """What a row's pickle calls to name a result class or enum member."""
+    return _PRELUDE[position]
+
+
+class _Pickler(pickle.Pickler):
+    def reducer_override(self, obj: Any) -> Any:
+        position = _POSITION.get(id(obj))
+        return NotImplemented if position is None else (_prelude_item, (position,))
+
+
+class _Unpickler(pickle.Unpickler):
+    """A row names roofbot's result classes by their position in the prelude; any other
+    global is refused, so a row can't make a load call anything else."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if module == __name__ and name == "_prelude_item":
+            return _prelude_item
+        raise pickle.UnpicklingError(f"{module}.{name} is not a roofbot result class")
+
+
+def _dumps(obj: object) -> bytes:
+    buf = io.BytesIO()
+    _Pickler(buf, protocol=pickle.HIGHEST_PROTOCOL).dump(obj)
+    return buf.getvalue()
+
+
+def _loads(blob: bytes) -> Any:
+    return _Unpickler(io.BytesIO(blob)).load()
+
+
+# ------------------------------------------------------------------ fingerprint
+@lru_cache(maxsize=1)
+def code_digest() -> bytes:
+    """roofbot's own source: a result from other code is never reused."""
+    h = hashlib.blake2b(digest_size=16)
+    package = Path(__file__).resolve().parents[1]
+    for p in sorted(package.rglob("*.py")):
+        h.update(p.relative_to(package).as_posix().encode() + b"\0")
+        h.update(p.read_bytes() + b"\0")
+    return h.digest()
+
+
+def _canonical(obj: Any) -> Any:
+    """A stable form of the config for hashing (sets sorted, enums by value)."""
+    if is_dataclass(obj) and not isinstance(obj, type):
+        return [
+            type(obj).__name__,
+            [[f.name, _canonical(getattr(obj, f.name))] for f in fields(obj)],
+        ]
+    if isinstance(obj, Enum):
+        return _canonical(obj.value)
+    if isinstance(obj, Mapping):
+        return sorted([repr(_canonical(k)), _canonical(v)] for k, v in obj.items())
+    if isinstance(obj, frozenset | set):
+        return sorted(repr(_canonical(v)) for v in obj)
+    if isinstance(obj, list | tuple):
+        return [_canonical(v) for v in obj]
+    return repr(obj)
+
+
+def fingerprint(repo: Repository) -> bytes:
+    """Everything but the record file itself that a record's result depends on."""
+    h = hashlib.blake2b(digest_size=16)
+    h.update(f"{FORMAT}\0{__version__}\0{sys.version}\0".encode())
+    h.update(code_digest())
+    h.update(repr(_canonical(repo.config)).encode())
+    for path, raw in sorted(_dependency_files(repo)):
+        h.update(path.encode() + b"\0" + digest(raw))
+    return h.digest()
+
+
+def _dependency_files(repo: Repository) -> Iterator[tuple[str, bytes]]:
+    for patterns in repo.config.catalogue.values():
+        for pattern in patterns:
+            for path in repo.tree.glob(pattern):
+                yield path, _read_or_empty(repo, path)
+    for path in repo.tree.glob("schemas/*.json"):
+        yield path, _read_or_empty(repo, path)
+
+
+def _read_or_empty(repo: Repository, path: str) -> bytes:
+    try:
+        return repo.tree.read(path, 64 * 1024 * 1024)
+    except ValueError:  # TreeError: a link or a folder; it still counts by its name
+        return b""
+
+
+# ------------------------------------------------------------------ the store
+@dataclass(frozen=True)
+class Row:
+    sig: bytes
+    digest: bytes
+    deps: tuple[Dependency, ...]
+    blob: bytes
+
+
+@dataclass(frozen=True)
+class CacheSpec:
+    """Where a repository's cache is and what its rows must match: picklable, so forked
+    workers open their own connection."""
+
+    db: Path
+    fingerprint: bytes
+
+    @classmethod
+    def for_repo(cls, repo: Repository, folder: Path, root: Path) -> CacheSpec:
+        """One database a repository (by its resolved root) under `folder`."""
+        name = hashlib.blake2b(str(root.resolve()).encode(), digest_size=8).hexdigest()
+        return cls(folder / f"results-v{FORMAT}-{name}.sqlite3", fingerprint(repo))
+
+    def open(self) -> ResultCache:
+        return ResultCache(self)
+
+
+class ResultCache:
+    """One connection to a repository's cache. Raises CacheError when it can't be used."""
+
+    def __init__(self, spec: CacheSpec) -> None:
+        self.spec = spec
+        self._pending: list[tuple[str, bytes, bytes, bytes, bytes, bytes]] = []
+        self._touched: list[tuple[bytes, str]] = []
+        try:
+            spec.db.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(spec.db, timeout=30, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS results (path TEXT PRIMARY KEY, fingerprint BLOB, "
+                "sig BLOB, digest BLOB, deps BLOB, result BLOB) WITHOUT ROWID"
+            )
+            # A second connection reads the scan: in WAL mode it keeps the snapshot it
+            # started with while the first one writes.
+            reader = sqlite3.connect(spec.db, timeout=30)
+            self._scan = _Scan(reader, spec.fingerprint)
+        except (OSError, sqlite3.Error) as e:
+            raise CacheError(f"the result cache {spec.db} can't be used: {e}") from None
+
+    def row(self, path: str) -> Row | None:
+        """This fingerprint's row for `path`. Paths asked for in sorted order (a sweep) are
+        read off one ordered scan, a few µs each; any other order costs one query a path."""
+        try:
+            got = self._scan.get(path)
+            if got is _ASK:
+                got = self._db.execute(
+                    "SELECT path, sig, digest, deps, result FROM results "
+                    "WHERE path = ? AND fingerprint = ?",
+                    (path, self.spec.fingerprint),
+                ).fetchone()
+        except sqlite3.Error as e:
+            raise CacheError(f"the result cache {self.spec.db} can't be read: {e}") from None
+        if got is None:
+            return None
+        try:
+            deps = _loads(got[3]) if got[3] else ()
+        except Exception:  # a corrupt or foreign row is a miss, whatever it raises
+            return None
+        if not _is_deps(deps):
+            return None
+        return Row(got[1], got[2], deps, got[4])
+
+    def result(self, row: Row) -> RecordResult | None:
+        """The row's result, or None (a miss) when it isn't one of roofbot's."""
+        try:
+            got = _loads(row.blob)
+        except Exception:  # a corrupt or foreign row is a miss, whatever it raises
+            return None
+        return got if isinstance(got, RecordResult) else None
+
+    def put(
+        self, path: str, sig: bytes, dig: bytes, deps: Iterable[Dependency], result: RecordResult
+    ) -> None:
+        blob = _dumps(result)
+        deps = tuple(deps)
+        deps_blob = _dumps(deps) if deps else b""
+        self._pending.append((path, self.spec.fingerprint, sig, dig, deps_blob, blob))
+        if len(self._pending) >= FLUSH_EVERY:
+            self.flush()
+
+    def touch(self, path: str, sig: bytes) -> None:
+        """A file touched but not changed (a checkout): remember its new signature."""
+        self._touched.append((sig, path))
+        if len(self._touched) >= FLUSH_EVERY:
+            self.flush()
+
+    def flush(self) -> None:
+        pending, self._pending = self._pending, []
+        touched, self._touched = self._touched, []
+        if pending:
+            self._write("INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?, ?, ?)", pending)
+        if touched:
+            self._write("UPDATE results SET sig = ? WHERE path = ?", touched)
+
+    def prune(self, keep: Iterable[str]) -> None:
+        """After a sweep of every record: forget the paths that are gone."""
+        self.flush()
+        try:
+            self._db.execute("CREATE TEMP TABLE IF NOT EXISTS seen (path TEXT PRIMARY KEY)")
+            self._db.execute("DELETE FROM seen")
+            self._db.executemany("INSERT OR IGNORE INTO seen VALUES (?)", ((p,) for p in keep))
+            self._db.execute("DELETE FROM results WHERE path NOT IN (SELECT path FROM seen)")
+        except sqlite3.Error as e:
+            raise CacheError(f"the result cache {self.spec.db} can't be written: {e}") from None
+
+    def _write(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.executemany(sql, rows)
+            self._db.execute("COMMIT")
+        except sqlite3.Error as e:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+            raise CacheError(f"the result cache {self.spec.db} can't be written: {e}") from None
+
+    def close(self) -> None:
+        """Write what is pending and close (raises CacheError when the write fails)."""
+        try:
+            self.flush()
+        finally:
+            self.abandon()
+
+    def abandon(self) -> None:
+        """Close without writing what is pending (after a failure)."""
+        self._pending, self._touched = [], []
+        with contextlib.suppress(sqlite3.Error):
+            self._scan.close()
+        with contextlib.suppress(sqlite3.Error):
+            self._db.close()
+
+
+_ASK: tuple[Any, ...] = ("ask",)
+"""The scan can't say: ask the table."""
+
+
+class _Scan:
+    """One pass over a fingerprint's rows in path order, walked along a sorted sweep."""
+
+    def __init__(self, db: sqlite3.Connection, fingerprint: bytes) -> None:
+        self._db = db
+        self._fingerprint = fingerprint
+        self._rows: Iterator[tuple[Any, ...]] | None = None
+        self._head: tuple[Any, ...] | None = None
+        self._last = ""
+
+    def get(self, path: str) -> tuple[Any, ...] | None:
+        """The row for `path`, None when there is none, _ASK when `path` came out of order."""
+        if path < self._last:
+            return _ASK
+        self._last = path
+        if self._rows is None:
+            self._rows = iter(
+                self._db.execute(
+                    "SELECT path, fingerprint, sig, digest, deps, result FROM results "
+                    "WHERE path >= ? ORDER BY path",
+                    (path,),
+                )
+            )
+            self._head = next(self._rows, None)
+        while self._head is not None and self._head[0] < path:
+            self._head = next(self._rows, None)
+        head = self._head
+        if head is None or head[0] != path:
+            return None
+        return None if head[1] != self._fingerprint else (head[0], *head[2:])
+
+    def close(self) -> None:
+        self._rows = None
+        self._db.close()
+
+
+def _is_deps(value: object) -> bool:
+    return isinstance(value, tuple) and all(
+        isinstance(d, tuple)
+        and len(d) == 3
+        and isinstance(d[0], str)
+        and isinstance(d[1], bytes)
+        and isinstance(d[2], bytes)
+        for d in value
+    )

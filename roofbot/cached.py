@@ -1,0 +1,146 @@
+"""Checking records through the result cache (adapters/cache.py): a hit returns the earlier
+result without reading the file past its lstat; a miss is checked as always and remembered
+with the files its check looked up. The first failure of the cache switches it off for the
+run, with a warning, and every record is still checked."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from roofbot.adapters.cache import (
+    CacheError,
+    CacheSpec,
+    Dependency,
+    ResultCache,
+    Row,
+    digest,
+    signature,
+)
+from roofbot.adapters.jsonfile import MAX_BYTES
+from roofbot.adapters.repo import Repository
+from roofbot.adapters.tree import FolderTree, TreeError, safe_relpath
+from roofbot.core.catalogue import Catalogue
+from roofbot.core.check import error_result
+from roofbot.core.results import RecordResult
+from roofbot.engine import check_bytes, check_path, stem
+
+
+class CachedChecks:
+    """`check(path)` is `engine.check_path(repo, catalogue, path)`, through the cache."""
+
+    def __init__(self, repo: Repository, catalogue: Catalogue, spec: CacheSpec | None) -> None:
+        self.repo = repo
+        self.catalogue = catalogue
+        self.cache: ResultCache | None = None
+        self.warnings: list[str] = []
+        self.hits = 0
+        self.misses = 0
+        if spec is not None and isinstance(repo.tree, FolderTree):
+            try:
+                self.cache = spec.open()
+            except CacheError as e:
+                self.warnings.append(f"{e}; checking without it")
+
+    def check(self, path: str) -> RecordResult:
+        if self.cache is not None:
+            try:
+                return self._through(self.cache, path)
+            except CacheError as e:
+                self._off(e)
+        return check_path(self.repo, self.catalogue, path)
+
+    def flush(self) -> None:
+        if self.cache is not None:
+            try:
+                self.cache.flush()
+            except CacheError as e:
+                self._off(e)
+
+    def close(self, every_record: Iterable[str] | None = None) -> None:
+        """Write what is pending; after a sweep of `every_record`, forget the rest."""
+        if self.cache is None:
+            return
+        try:
+            if every_record is not None:
+                self.cache.prune(every_record)
+            self.cache.close()
+        except CacheError as e:
+            self._off(e)
+        self.cache = None
+
+    def _off(self, e: CacheError) -> None:
+        if self.cache is not None:
+            self.cache.abandon()
+        self.cache = None
+        self.warnings.append(f"{e}; checking the rest without it")
+
+    def _through(self, cache: ResultCache, path: str) -> RecordResult:
+        tree = self.repo.tree
+        assert isinstance(tree, FolderTree)
+        try:
+            rel = safe_relpath(path)
+            rel.encode("utf-8")  # a name that isn't UTF-8 can't be a key
+        except (TreeError, UnicodeEncodeError):
+            return check_path(self.repo, self.catalogue, path)
+        st = tree.regular(rel)
+        if st is None:  # missing, a link, a folder: the plain check words the error
+            return check_path(self.repo, self.catalogue, rel)
+        now = time.time_ns()
+        sig = signature(st, now)
+        row = cache.row(rel)
+        if row is not None and sig and row.sig == sig and (hit := self._hit(cache, row, now)):
+            return hit
+        try:
+            raw = tree.read(rel, MAX_BYTES)
+        except TreeError as e:
+            return error_result(stem(rel), rel, str(e))
+        dig = digest(raw)
+        if row is not None and row.digest == dig and (hit := self._hit(cache, row, now)):
+            if sig:
+                cache.touch(rel, sig)
+            return hit
+        deps: list[Dependency] = []
+
+        def lookup(rid: str) -> Mapping[str, Any] | None:
+            for candidate in self.repo.candidate_paths(rid):
+                deps.append(self._dependency(candidate, now))
+            return self.repo.find_by_id(rid)
+
+        result = check_bytes(self.repo, self.catalogue, rel, raw, lookup)
+        self.misses += 1
+        cache.put(rel, sig, dig, deps, result)
+        return result
+
+    def _dependency(self, path: str, now: int) -> Dependency:
+        """A looked-up file as it is now: its signature and digest; (b"-", b"") if none."""
+        tree = self.repo.tree
+        assert isinstance(tree, FolderTree)
+        st = tree.regular(path)
+        if st is None:
+            return (path, b"-", b"")
+        try:
+            return (path, signature(st, now), digest(tree.read(path, MAX_BYTES)))
+        except TreeError:
+            return (path, b"-", b"")
+
+    def _unchanged(self, dep: Dependency, now: int) -> bool:
+        """A looked-up file is as it was: by signature where that can tell, else by content."""
+        path, sig, dig = dep
+        tree = self.repo.tree
+        assert isinstance(tree, FolderTree)
+        st = tree.regular(path)
+        if st is None or sig == b"-":
+            return st is None and sig == b"-"
+        if sig and signature(st, now) == sig:
+            return True
+        return self._dependency(path, now)[2] == dig
+
+    def _hit(self, cache: ResultCache, row: Row, now: int) -> RecordResult | None:
+        if not all(self._unchanged(dep, now) for dep in row.deps):
+            return None
+        result = cache.result(row)
+        if result is not None:
+            self.hits += 1
+        return result

@@ -1,0 +1,286 @@
+"""The result cache (roofbot/adapters/cache.py, roofbot/cached.py). A warm run's report is the
+cold run's, byte for byte; each thing a result depends on, changed, checks the record again;
+a broken, foreign or hostile cache costs speed, never a result."""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from roofbot.adapters import cache as cache_module
+from roofbot.adapters.cache import CacheSpec
+from roofbot.adapters.repo import Repository
+from roofbot.engine import CacheStats, run_check
+from roofbot.render import json_report
+from tests.conftest import FIXTURES, REAL
+
+MPT_BS1 = "data/benchmarks/mpt7b-a100-bs1-per-user-decode-tps.json"
+MPT_PER_USER = "data/benchmarks/mpt7b-a100-bs64-per-user-decode-tps.json"
+MPT_AGGREGATE = "data/benchmarks/mpt7b-a100-bs64-aggregate-output-tps.json"
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    shutil.copytree(FIXTURES, root, ignore=shutil.ignore_patterns("broken"))
+    return root
+
+
+def sweep(
+    root: Path, cache_dir: Path | None, paths: list[str] | None = None, jobs: int = 1
+) -> tuple[str, CacheStats]:
+    """The JSON report of one run, and what the cache did in it."""
+    repository = Repository.open(root)
+    spec = CacheSpec.for_repo(repository, cache_dir, root) if cache_dir else None
+    stats = CacheStats()
+    report = run_check(repository, paths, cache=spec, stats=stats, jobs=jobs)
+    return json_report.dumps(report), stats
+
+
+def n_records(root: Path) -> int:
+    return len(list((root / "data/benchmarks").glob("*.json")))
+
+
+def edit(path: Path, **changes: object) -> None:
+    data = json.loads(path.read_text())
+    data.update(changes)
+    path.write_text(json.dumps(data, indent=2))
+
+
+def test_a_warm_run_is_the_cold_run_byte_for_byte(repo: Path, tmp_path: Path) -> None:
+    plain, _ = sweep(repo, None)
+    cold, first = sweep(repo, tmp_path / "cache")
+    warm, second = sweep(repo, tmp_path / "cache")
+    n = n_records(repo)
+    assert (first.hits, first.misses) == (0, n)
+    assert (second.hits, second.misses) == (n, 0)
+    assert cold == plain and warm == plain
+    assert first.warnings == [] and second.warnings == []
+
+
+def test_the_real_corpus_warm_is_the_real_corpus_cold(tmp_path: Path) -> None:
+    if not (REAL / "data" / "benchmarks").is_dir():
+        pytest.skip(f"the users' real corpus is not beside this checkout ({REAL})")
+    plain, _ = sweep(REAL, None)
+    sweep(REAL, tmp_path / "cache")
+    warm, stats = sweep(REAL, tmp_path / "cache")
+    assert warm == plain
+    assert stats.misses == 0 and stats.hits == n_records(REAL)
+
+
+def test_an_untouched_file_hits_on_its_signature_without_being_read(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(cache_module, "RACY_NS", 0)  # the files were written just now
+    sweep(repo, tmp_path / "cache")
+    repository = Repository.open(repo)
+    reads: list[str] = []
+    read = repository.tree.read
+    repository.tree.read = lambda path, limit: reads.append(path) or read(path, limit)  # type: ignore[method-assign]
+    stats = CacheStats()
+    spec = CacheSpec.for_repo(repository, tmp_path / "cache", repo)
+    run_check(repository, cache=spec, stats=stats, calibration=False)
+    assert stats.hits == n_records(repo)
+    assert not [p for p in reads if p.startswith("data/benchmarks/")]
+
+
+def test_a_touched_but_unchanged_file_is_read_and_still_hits(repo: Path, tmp_path: Path) -> None:
+    sweep(repo, tmp_path / "cache")
+    for p in (repo / "data/benchmarks").glob("*.json"):  # a checkout rewrites every file
+        p.write_bytes(p.read_bytes())
+    _, stats = sweep(repo, tmp_path / "cache")
+    assert (stats.hits, stats.misses) == (n_records(repo), 0)
+
+
+def _checked_again(stats: CacheStats, expected: int) -> None:
+    assert (stats.misses, stats.hits) == (expected, N_FIXTURES - expected)
+
+
+N_FIXTURES = len(list((FIXTURES / "data/benchmarks").glob("*.json")))
+NAMERS_OF_BS1 = 2
+"""The fixtures' two batch-64 MPT-7B records (per-user and aggregate) name
+mpt7b-a100-bs1-per-user-decode-tps: their checks looked it up, so a change to it checks them
+again too."""
+
+
+def test_a_changed_record_is_checked_again(repo: Path, tmp_path: Path) -> None:
+    sweep(repo, tmp_path / "cache")
+    edit(repo / MPT_BS1, value=200.0)  # over the 111.1 tok/s roof now
+    warm, stats = sweep(repo, tmp_path / "cache")
+    _checked_again(stats, 1 + NAMERS_OF_BS1)
+    assert warm == sweep(repo, None)[0]
+    record = next(r for r in json.loads(warm)["records"] if r["path"] == MPT_BS1)
+    assert record["verdict"] == "violation"
+
+
+def test_a_same_size_rewrite_with_the_same_times_is_still_seen(repo: Path, tmp_path: Path) -> None:
+    """A file written within the file system's clock tick keeps its times: a fresh file's
+    row is checked by content, so a same-size edit that kept the times is still caught."""
+    path = repo / MPT_BS1
+    sweep(repo, tmp_path / "cache")
+    st = path.stat()
+    text = path.read_text()
+    assert '"value": 57.6' in text
+    path.write_text(text.replace('"value": 57.6', '"value": 97.6'))
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert path.stat().st_size == st.st_size
+    warm, stats = sweep(repo, tmp_path / "cache")
+    _checked_again(stats, 1 + NAMERS_OF_BS1)
+    assert warm == sweep(repo, None)[0]
+
+
+def test_a_changed_sibling_checks_the_record_that_named_it_again(
+    repo: Path, tmp_path: Path
+) -> None:
+    """The per-user bs64 record names its aggregate sibling: doubling the aggregate's value
+    makes the pair disagree, and the per-user record (served from the cache otherwise) must
+    now show the per-user-vs-aggregate trap."""
+    cold, _ = sweep(repo, tmp_path / "cache")
+    edit(repo / MPT_AGGREGATE, value=1600.0)
+    warm, stats = sweep(repo, tmp_path / "cache")
+    assert warm == sweep(repo, None)[0]
+    before = next(r for r in json.loads(cold)["records"] if r["path"] == MPT_PER_USER)
+    after = next(r for r in json.loads(warm)["records"] if r["path"] == MPT_PER_USER)
+    assert before["traps"] == [] and after["traps"] == ["per-user-vs-aggregate"]
+    assert stats.misses >= 2  # the aggregate itself and the per-user record that named it
+
+
+def test_a_sibling_that_disappears_checks_the_record_that_named_it_again(
+    repo: Path, tmp_path: Path
+) -> None:
+    sweep(repo, tmp_path / "cache")
+    (repo / MPT_AGGREGATE).unlink()
+    warm, stats = sweep(repo, tmp_path / "cache")
+    assert warm == sweep(repo, None)[0]
+    assert stats.misses >= 1 and stats.hits < N_FIXTURES - 1
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        "catalogue",  # an accelerator's bandwidth
+        "config",  # .roofbot.yml
+        "schema",  # schemas/benchmark.schema.json
+        "roofbot",  # roofbot's own code
+    ],
+)
+def test_a_change_to_what_every_result_depends_on_checks_every_record(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: str
+) -> None:
+    sweep(repo, tmp_path / "cache")
+    if change == "catalogue":
+        part = repo / "data/accelerators/nvidia-a100-40gb-sxm4.json"
+        edit(part, memory_bandwidth_gbps=800)
+    elif change == "config":
+        cfg = repo / ".roofbot.yml"
+        cfg.write_text(cfg.read_text().replace("tolerance_pp: 0.1", "tolerance_pp: 0.2"))
+    elif change == "schema":
+        schema = repo / "schemas/benchmark.schema.json"
+        schema.write_text(schema.read_text() + "\n")
+    else:
+        monkeypatch.setattr(cache_module, "code_digest", lambda: b"another roofbot")
+    warm, stats = sweep(repo, tmp_path / "cache")
+    assert (stats.hits, stats.misses) == (0, n_records(repo))
+    assert warm == sweep(repo, None)[0]
+
+
+def test_a_garbage_cache_file_costs_speed_not_results(repo: Path, tmp_path: Path) -> None:
+    repository = Repository.open(repo)
+    spec = CacheSpec.for_repo(repository, tmp_path / "cache", repo)
+    spec.db.parent.mkdir(parents=True)
+    spec.db.write_bytes(os.urandom(8192))
+    warm, stats = sweep(repo, tmp_path / "cache")
+    assert warm == sweep(repo, None)[0]
+    assert stats.warnings and "can't be" in stats.warnings[0]
+
+
+def test_a_cache_folder_that_cant_exist_costs_speed_not_results(repo: Path, tmp_path: Path) -> None:
+    (tmp_path / "a-file").write_text("not a folder")
+    report, stats = sweep(repo, tmp_path / "a-file" / "cache")
+    assert report == sweep(repo, None)[0]
+    assert stats.warnings and "checking without it" in stats.warnings[0]
+
+
+class _Payload:
+    """A pickle that would run a command when loaded by an unrestricted unpickler."""
+
+    def __init__(self, sentinel: Path) -> None:
+        self.sentinel = sentinel
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (os.system, (f"touch {self.sentinel}",))
+
+
+@pytest.mark.parametrize("column", ["result", "deps"])
+def test_a_planted_row_is_never_executed(repo: Path, tmp_path: Path, column: str) -> None:
+    sweep(repo, tmp_path / "cache")
+    sentinel = tmp_path / "pwned"
+    spec = CacheSpec.for_repo(Repository.open(repo), tmp_path / "cache", repo)
+    with sqlite3.connect(spec.db) as db:
+        db.execute(f"UPDATE results SET {column} = ?", (pickle.dumps(_Payload(sentinel)),))
+    warm, stats = sweep(repo, tmp_path / "cache")
+    assert not sentinel.exists()
+    assert stats.hits == 0 and stats.misses == n_records(repo)  # every row refused
+    assert warm == sweep(repo, None)[0]
+
+
+def test_a_full_sweep_forgets_records_that_are_gone(repo: Path, tmp_path: Path) -> None:
+    sweep(repo, tmp_path / "cache")
+    (repo / MPT_BS1).unlink()
+    sweep(repo, tmp_path / "cache")
+    spec = CacheSpec.for_repo(Repository.open(repo), tmp_path / "cache", repo)
+    with sqlite3.connect(spec.db) as db:
+        paths = {p for (p,) in db.execute("SELECT path FROM results")}
+    assert MPT_BS1 not in paths and len(paths) == n_records(repo)
+
+
+def test_a_partial_run_keeps_the_other_rows(repo: Path, tmp_path: Path) -> None:
+    sweep(repo, tmp_path / "cache")
+    sweep(repo, tmp_path / "cache", paths=[MPT_BS1])
+    _, stats = sweep(repo, tmp_path / "cache")
+    assert stats.hits == n_records(repo)
+
+
+def test_parallel_workers_share_the_cache(repo: Path, tmp_path: Path) -> None:
+    template = json.loads((repo / MPT_BS1).read_text())
+    for i in range(120):  # --jobs needs 100 records to start workers
+        rid = f"copy-{i:03d}-mpt7b-a100-bs1-per-user-decode-tps"
+        (repo / f"data/benchmarks/{rid}.json").write_text(
+            json.dumps({**template, "id": rid, "value": 40 + i}, indent=2)
+        )
+    plain, _ = sweep(repo, None)
+    cold, first = sweep(repo, tmp_path / "cache", jobs=2)
+    warm, second = sweep(repo, tmp_path / "cache", jobs=2)
+    n = n_records(repo)
+    assert (first.hits, first.misses) == (0, n)
+    assert (second.hits, second.misses) == (n, 0)
+    assert cold == plain and warm == plain
+
+
+def test_the_cli_uses_the_cache_and_says_so(repo: Path, tmp_path: Path) -> None:
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "roofbot", "check", "--repo", str(repo), "-v", *args],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+
+    folder = tmp_path / "cli-cache"
+    first = run("--cache-dir", str(folder))
+    second = run("--cache-dir", str(folder))
+    n = n_records(repo)
+    assert f"0 result(s) from the cache, {n} checked" in first.stderr
+    assert f"{n} result(s) from the cache, 0 checked" in second.stderr
+    assert first.stdout == second.stdout and first.returncode == second.returncode
+    off = run("--no-cache", "--cache-dir", str(tmp_path / "unused"))
+    assert off.stdout == first.stdout and not (tmp_path / "unused").exists()
+    assert "from the cache" not in off.stderr
