@@ -37,6 +37,7 @@ class CachedChecks:
         self.warnings: list[str] = []
         self.hits = 0
         self.misses = 0
+        self._seen: dict[str, tuple[str, bytes, bytes | None]] = {}
         if spec is not None and isinstance(repo.tree, FolderTree):
             try:
                 self.cache = spec.open()
@@ -84,7 +85,7 @@ class CachedChecks:
             rel.encode("utf-8")  # a name that isn't UTF-8 can't be a key
         except (TreeError, UnicodeEncodeError):
             return check_path(self.repo, self.catalogue, path)
-        st = tree.regular(rel)
+        st = tree.regular(rel, normalised=True)
         if st is None:  # missing, a link, a folder: the plain check words the error
             return check_path(self.repo, self.catalogue, rel)
         now = time.time_ns()
@@ -113,27 +114,31 @@ class CachedChecks:
         cache.put(rel, sig, dig, deps, result)
         return result
 
-    def _dependency(self, path: str, now: int) -> Dependency:
-        """A looked-up file as it is now: its signature and digest; (b"-", b"") if none."""
-        tree = self.repo.tree
-        assert isinstance(tree, FolderTree)
-        st = tree.regular(path)
-        if st is None:
-            return (path, b"-", b"")
-        try:
-            return (path, signature(st, now), digest(tree.read(path, MAX_BYTES)))
-        except TreeError:
-            return (path, b"-", b"")
+    def _dependency(self, path: str, now: int, need_digest: bool = True) -> Dependency:
+        """A looked-up file as it is now: its signature and digest; (b"-", b"") if none.
+        Found once a run per file (many records name the same sibling or gotcha); the
+        digest only read when asked for."""
+        known = self._seen.get(path)
+        if known is None:
+            tree = self.repo.tree
+            assert isinstance(tree, FolderTree)
+            st = tree.regular(path)
+            known = (path, b"-", b"") if st is None else (path, signature(st, now), None)
+        if known[2] is None and need_digest:
+            try:
+                known = (path, known[1], digest(self.repo.tree.read(path, MAX_BYTES)))
+            except TreeError:
+                known = (path, b"-", b"")
+        self._seen[path] = known
+        return (path, known[1], known[2] or b"")
 
     def _unchanged(self, dep: Dependency, now: int) -> bool:
         """A looked-up file is as it was: by signature where that can tell, else by content."""
         path, sig, dig = dep
-        tree = self.repo.tree
-        assert isinstance(tree, FolderTree)
-        st = tree.regular(path)
-        if st is None or sig == b"-":
-            return st is None and sig == b"-"
-        if sig and signature(st, now) == sig:
+        current = self._dependency(path, now, need_digest=False)
+        if sig == b"-" or current[1] == b"-":
+            return current[1] == sig
+        if sig and current[1] == sig:
             return True
         return self._dependency(path, now)[2] == dig
 

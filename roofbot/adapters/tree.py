@@ -104,10 +104,12 @@ class FolderTree:
         except TreeError:
             return False
 
-    def regular(self, path: str) -> os.stat_result | None:
-        """A regular file's lstat, None for anything else (missing, a link, a folder)."""
+    def regular(self, path: str, normalised: bool = False) -> os.stat_result | None:
+        """A regular file's lstat, None for anything else (missing, a link, a folder).
+        `normalised`: `path` already came out of safe_relpath."""
         try:
-            st = os.lstat(os.path.join(self._root, safe_relpath(path)))
+            rel = path if normalised else safe_relpath(path)
+            st = os.lstat(os.path.join(self._root, rel))
         except (OSError, TreeError):
             return None
         return st if stat.S_ISREG(st.st_mode) else None
