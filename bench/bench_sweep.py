@@ -9,7 +9,6 @@ check-jsonschema validating the same files. Prints ratios; never asserts a time.
 from __future__ import annotations
 
 import json
-import os
 import random
 import resource
 import shutil
