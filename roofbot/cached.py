@@ -23,7 +23,7 @@ from roofbot.adapters.repo import Repository
 from roofbot.adapters.tree import FolderTree, TreeError, safe_relpath
 from roofbot.core.catalogue import Catalogue
 from roofbot.core.check import error_result
-from roofbot.core.results import RecordResult
+from roofbot.core.results import RecordResult, Verdict
 from roofbot.engine import check_bytes, check_path, stem
 
 
@@ -111,7 +111,8 @@ class CachedChecks:
 
         result = check_bytes(self.repo, self.catalogue, rel, raw, lookup)
         self.misses += 1
-        cache.put(rel, sig, dig, deps, result)
+        if result.verdict is not Verdict.ERROR:  # see adapters/cache.py
+            cache.put(rel, sig, dig, deps, result)
         return result
 
     def _dependency(self, path: str, now: int, need_digest: bool = True) -> Dependency:

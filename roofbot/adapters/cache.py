@@ -5,11 +5,12 @@ unchanged gets that result back without being parsed or checked again.
 One row per record path holds:
 - the file's lstat signature and the BLAKE2b digest of its bytes: an untouched file hits on
   the signature alone; a touched one is read and hashed, and hits if its bytes are the same;
-- the signature of every file the check looked up by id (a per-user/aggregate sibling), a
-  missing file included: any change there and the row is stale;
-- the fingerprint of the run: roofbot's own source, the Python version, the config, the
-  catalogue and the schemas. Change any of them and no row hits;
-- the pickled result.
+- the signature and digest of every file the check looked up by id (a per-user/aggregate
+  sibling), a missing file included: any change there and the row is stale;
+- the fingerprint of the run: roofbot's own source, the Python and validator versions, the
+  config, the catalogue and the schemas. Change any of them and no row hits;
+- the pickled result. Errors are not kept: their words come from the installed jsonschema,
+  and a broken file is quick to refuse again.
 
 The cache lives outside the repository (a pull request can't plant one), and its rows are
 unpickled through an allow-list of roofbot's result classes all the same. A cache that can't be
@@ -151,6 +152,16 @@ def code_digest() -> bytes:
     return h.digest()
 
 
+def _validator_version() -> str:
+    """The compiled validator decides what is valid (error rows, worded by jsonschema, are
+    never cached)."""
+    try:
+        import fastjsonschema
+    except ImportError:
+        return "none"
+    return str(getattr(fastjsonschema, "VERSION", "unknown"))
+
+
 def _canonical(obj: Any) -> Any:
     """A stable form of the config for hashing (sets sorted, enums by value)."""
     if is_dataclass(obj) and not isinstance(obj, type):
@@ -172,7 +183,7 @@ def _canonical(obj: Any) -> Any:
 def fingerprint(repo: Repository) -> bytes:
     """Everything but the record file itself that a record's result depends on."""
     h = hashlib.blake2b(digest_size=16)
-    h.update(f"{FORMAT}\0{__version__}\0{sys.version}\0".encode())
+    h.update(f"{FORMAT}\0{__version__}\0{sys.version}\0{_validator_version()}\0".encode())
     h.update(code_digest())
     h.update(repr(_canonical(repo.config)).encode())
     for path, raw in sorted(_dependency_files(repo)):
