@@ -99,6 +99,15 @@ def test_cli_never_tracebacks_on_hostile_files(hostile_repo: Path) -> None:
     assert '"verdict": "error"' in out.stdout
 
 
+def test_a_link_is_not_a_file_in_either_tree(hostile_repo: Path) -> None:
+    """FolderTree agrees with GitTree: a link is not there (as `read` refuses it), so no
+    sibling or calibration record is looked for through one."""
+    tree = Repository.open(hostile_repo).tree
+    assert not tree.exists("data/benchmarks/passwd-link.json")
+    assert not tree.exists("data/benchmarks/dir-link.json")
+    assert tree.exists("data/benchmarks/mpt7b-a100-bs1-per-user-decode-tps.json")
+
+
 def test_paths_outside_the_repository_are_refused(hostile_repo: Path) -> None:
     report = run_check(Repository.open(hostile_repo), ["../../etc/passwd", "/etc/passwd"])
     assert all(

@@ -71,9 +71,6 @@ class FolderTree:
         self._root = str(self.root)
         self._folders: dict[str, bool] = {}
 
-    def _path(self, path: str) -> Path:
-        return self.root / safe_relpath(path)
-
     def glob(self, pattern: str) -> list[str]:
         pattern = safe_relpath(pattern)
         folder = PurePosixPath(pattern).parent
@@ -99,10 +96,8 @@ class FolderTree:
         return sorted(out)
 
     def exists(self, path: str) -> bool:
-        try:
-            return self._path(path).is_file()
-        except TreeError:
-            return False
+        """A regular file is there: a link is not (as in GitTree, and as `read` refuses it)."""
+        return self.regular(path) is not None
 
     def regular(self, path: str, normalised: bool = False) -> os.stat_result | None:
         """A regular file's lstat, None for anything else (missing, a link, a folder).

@@ -119,6 +119,7 @@ class _Resolver:
     pins: Mapping[str, Pin]
     text: dict[str, str] = field(default_factory=dict)
     messages: list[Message] = field(default_factory=list)
+    _sizes: list[Hit[tuple[float, float | None]]] | None = None
 
     def pin(self, key: str) -> Input[Any] | None:
         p = self.pins.get(key)
@@ -415,7 +416,7 @@ class _Resolver:
                     active = Input(total.value, f"{src}: dense", Basis.CATALOGUE)
             if total is not None and active is not None:
                 return total, active
-        sizes = find((R.PARAMS_RULE,), self.text, ("model",))
+        sizes = self.model_sizes()
         totals = {h.value[0] for h in sizes}
         if len(totals) > 1:  # several models listed: the unit may say which one the value is
             head = {"unit": self.text["unit"].split(";")[0]}
@@ -458,10 +459,15 @@ class _Resolver:
                 )
         return total, active
 
+    def model_sizes(self) -> list[Hit[tuple[float, float | None]]]:
+        """The parameter counts the `model` field names (read once a record)."""
+        if self._sizes is None:
+            self._sizes = find((R.PARAMS_RULE,), self.text, ("model",))
+        return self._sizes
+
     def several_models(self) -> bool:
         """`model` lists several models ("Llama 3.2 3B / Phi-3 3.8B / Qwen 2.5 7B")."""
-        sizes = find((R.PARAMS_RULE,), self.text, ("model",))
-        return len({h.value[0] for h in sizes}) > 1
+        return len({h.value[0] for h in self.model_sizes()}) > 1
 
     def bits(self) -> Input[float] | None:
         fmt = self.record.get("format_id")
