@@ -23,6 +23,7 @@ from github_server import FakeGitHub
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
 SAMPLES = ROOT.parent / "shared" / "github-samples" / "events"
+FALLBACK_EVENTS = ROOT / "tests" / "github_server_data" / "events"
 PR = 2
 MPT = "data/benchmarks/mpt7b-a100-bs1-per-user-decode-tps.json"
 A100 = "data/accelerators/nvidia-a100-40gb-sxm4.json"
@@ -104,7 +105,14 @@ def _write(repo: Path, path: str, data: str | bytes | None) -> None:
 
 
 def sample(name: str) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((SAMPLES / name).read_text("utf-8"))
+    """A recorded webhook payload: from ../shared/github-samples/events, or, where that folder
+    is missing (or ROOFBOT_GITHUB_SAMPLES points elsewhere), the copy in
+    tests/github_server_data/events."""
+    override = os.environ.get("ROOFBOT_GITHUB_SAMPLES")
+    folder = Path(override) / "events" if override else SAMPLES
+    if not (folder / name).is_file():
+        folder = FALLBACK_EVENTS
+    data: dict[str, Any] = json.loads((folder / name).read_text("utf-8"))
     return data
 
 
