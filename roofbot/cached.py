@@ -25,14 +25,24 @@ from roofbot.core.catalogue import Catalogue
 from roofbot.core.check import error_result
 from roofbot.core.results import RecordResult, Verdict
 from roofbot.engine import check_bytes, check_path, stem
+from roofbot.render.json_report import PreRendered, record_text
 
 
 class CachedChecks:
     """`check(path)` is `engine.check_path(repo, catalogue, path)`, through the cache."""
 
-    def __init__(self, repo: Repository, catalogue: Catalogue, spec: CacheSpec | None) -> None:
+    def __init__(
+        self,
+        repo: Repository,
+        catalogue: Catalogue,
+        spec: CacheSpec | None,
+        gotchas: dict[str, str | None] | None = None,
+    ) -> None:
+        """With `gotchas` (the report's trap links), `check` returns a cached record as its
+        report JSON (PreRendered) without building the result: the `--format json` sweep."""
         self.repo = repo
         self.catalogue = catalogue
+        self.gotchas = gotchas
         self.cache: ResultCache | None = None
         self.warnings: list[str] = []
         self.hits = 0
@@ -44,7 +54,7 @@ class CachedChecks:
             except CacheError as e:
                 self.warnings.append(f"{e}; checking without it")
 
-    def check(self, path: str) -> RecordResult:
+    def check(self, path: str) -> RecordResult | PreRendered:
         if self.cache is not None:
             try:
                 return self._through(self.cache, path)
@@ -77,7 +87,7 @@ class CachedChecks:
         self.cache = None
         self.warnings.append(f"{e}; checking the rest without it")
 
-    def _through(self, cache: ResultCache, path: str) -> RecordResult:
+    def _through(self, cache: ResultCache, path: str) -> RecordResult | PreRendered:
         tree = self.repo.tree
         assert isinstance(tree, FolderTree)
         try:
@@ -91,14 +101,14 @@ class CachedChecks:
         now = time.time_ns()
         sig = signature(st, now)
         row = cache.row(rel)
-        if row is not None and sig and row.sig == sig and (hit := self._hit(cache, row, now)):
+        if row is not None and sig and row.sig == sig and (hit := self._hit(cache, rel, row, now)):
             return hit
         try:
             raw = tree.read(rel, MAX_BYTES)
         except TreeError as e:
             return error_result(stem(rel), rel, str(e))
         dig = digest(raw)
-        if row is not None and row.digest == dig and (hit := self._hit(cache, row, now)):
+        if row is not None and row.digest == dig and (hit := self._hit(cache, rel, row, now)):
             if sig:
                 cache.touch(rel, sig)
             return hit
@@ -111,9 +121,14 @@ class CachedChecks:
 
         result = check_bytes(self.repo, self.catalogue, rel, raw, lookup)
         self.misses += 1
-        if result.verdict is not Verdict.ERROR:  # see adapters/cache.py
+        if result.verdict is Verdict.ERROR or result.id != row_id(rel):  # see adapters/cache
+            return result
+        if self.gotchas is None:
             cache.put(rel, sig, dig, deps, result)
-        return result
+            return result
+        text = record_text(result, self.gotchas)
+        cache.put(rel, sig, dig, deps, result, text)
+        return _pre_rendered(result, text)
 
     def _dependency(self, path: str, now: int, need_digest: bool = True) -> Dependency:
         """A looked-up file as it is now: its signature and digest; (b"-", b"") if none.
@@ -143,10 +158,35 @@ class CachedChecks:
             return True
         return self._dependency(path, now)[2] == dig
 
-    def _hit(self, cache: ResultCache, row: Row, now: int) -> RecordResult | None:
+    def _hit(
+        self, cache: ResultCache, rel: str, row: Row, now: int
+    ) -> RecordResult | PreRendered | None:
         if not all(self._unchanged(dep, now) for dep in row.deps):
             return None
-        result = cache.result(row)
-        if result is not None:
+        if self.gotchas is not None and row.text is not None:
             self.hits += 1
-        return result
+            verdict, status, token_rate, checked = row.head
+            return PreRendered(
+                row_id(rel), Verdict(verdict), status, token_rate, checked, row.text, None, row.blob
+            )
+        result = cache.result(row)
+        if result is None:
+            return None
+        self.hits += 1
+        if self.gotchas is None:
+            return result
+        text = record_text(result, self.gotchas)
+        cache.add_text(rel, text)
+        return _pre_rendered(result, text)
+
+
+def row_id(rel: str) -> str:
+    """A cached record's id: only valid records are kept, and a valid record's id is its
+    file name without `.json`."""
+    return stem(rel)
+
+
+def _pre_rendered(result: RecordResult, text: str) -> PreRendered:
+    return PreRendered(
+        result.id, result.verdict, result.status, result.token_rate, result.checked, text, result
+    )

@@ -174,15 +174,16 @@ def _cache_line(spec, stats, verbose: bool, quiet: bool) -> None:  # type: ignor
 
 
 def _stream_json(  # type: ignore[no-untyped-def]
-    repository, rels: list[str] | None, calibration: bool, jobs: int, bar, cache, stats
+    repository, rels: list[str] | None, calibration: bool, jobs: int, bar, cache, stats, out=None
 ) -> bool:
     from roofbot.core.results import Calibration, Message, RecordResult
-    from roofbot.engine import calibration_of, iter_results, todo_paths
+    from roofbot.engine import calibration_of, iter_rendered, todo_paths
     from roofbot.links import gotcha_paths
     from roofbot.render import json_report
 
     cfg = repository.config
     catalogue = repository.catalogue()
+    gotchas = gotcha_paths(cfg, catalogue)
     wanted = {spec.id for spec in cfg.calibration} if calibration else set()
 
     def finish(kept: list[RecordResult]) -> tuple[Calibration, list[Message]]:
@@ -190,12 +191,14 @@ def _stream_json(  # type: ignore[no-untyped-def]
             return Calibration(False, cfg.tolerance_pp), repository.messages
         return calibration_of(repository, catalogue, {r.id: r for r in kept}), repository.messages
 
+    out = out or sys.stdout
     ok = json_report.stream(
-        sys.stdout,
-        iter_results(
+        out,
+        iter_rendered(
             repository,
             catalogue,
             todo_paths(repository, rels),
+            gotchas,
             jobs,
             bar,
             cache,
@@ -204,10 +207,10 @@ def _stream_json(  # type: ignore[no-untyped-def]
         ),
         finish,
         json_report.Tally(cfg.fail_on, cfg.deprecated_fail),
-        gotcha_paths(cfg, catalogue),
-        keep=lambda r: r.id in wanted,
+        gotchas,
+        keep_id=wanted.__contains__,
     )
-    sys.stdout.flush()
+    out.flush()
     return ok
 
 

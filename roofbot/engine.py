@@ -20,6 +20,7 @@ from roofbot.core.results import Calibration, RecordResult, Report
 
 if TYPE_CHECKING:
     from roofbot.adapters.cache import CacheSpec
+    from roofbot.render.json_report import PreRendered
 
 Progress = Callable[[int, int], None]
 
@@ -87,7 +88,29 @@ def iter_results(
     `every_record` says `todo` is the whole corpus (the cache forgets the rest)."""
     stats = stats if stats is not None else CacheStats()
     with fewer_collections():
-        yield from _results(repo, catalogue, todo, jobs, progress, cache, stats, every_record)
+        for r in _results(repo, catalogue, todo, jobs, progress, cache, stats, every_record):
+            assert isinstance(r, RecordResult)  # no trap links were given: no PreRendered
+            yield r
+
+
+def iter_rendered(
+    repo: Repository,
+    catalogue: Catalogue,
+    todo: Sequence[str],
+    gotchas: dict[str, str | None],
+    jobs: int = 1,
+    progress: Progress | None = None,
+    cache: CacheSpec | None = None,
+    stats: CacheStats | None = None,
+    every_record: bool = False,
+) -> Iterator[RecordResult | PreRendered]:
+    """`iter_results` for the JSON report: where the cache holds a record's report JSON
+    (rendered with these `gotchas` links), the record comes as that text, unbuilt."""
+    stats = stats if stats is not None else CacheStats()
+    with fewer_collections():
+        yield from _results(
+            repo, catalogue, todo, jobs, progress, cache, stats, every_record, gotchas
+        )
 
 
 @contextmanager
@@ -112,14 +135,15 @@ def _results(
     cache: CacheSpec | None,
     stats: CacheStats,
     every_record: bool,
-) -> Iterator[RecordResult]:
+    gotchas: dict[str, str | None] | None = None,
+) -> Iterator[RecordResult | PreRendered]:
     parallel = jobs > 1 and len(todo) >= 100
     if parallel:  # multiprocessing is only imported when asked for
         from roofbot.parallel import can_parallelise, iter_parallel
 
         parallel = can_parallelise(repo)
     if parallel:
-        yield from iter_parallel(repo, todo, jobs, progress, cache, stats)
+        yield from iter_parallel(repo, todo, jobs, progress, cache, stats, gotchas)
         if cache is not None and every_record:
             _prune(repo, catalogue, cache, todo, stats)
     elif cache is None:
@@ -130,7 +154,7 @@ def _results(
     else:
         from roofbot.cached import CachedChecks
 
-        checks = CachedChecks(repo, catalogue, cache)
+        checks = CachedChecks(repo, catalogue, cache, gotchas)
         try:
             for i, p in enumerate(todo):
                 yield checks.check(p)

@@ -16,20 +16,23 @@ if TYPE_CHECKING:
     from roofbot.adapters.cache import CacheSpec
     from roofbot.cached import CachedChecks
     from roofbot.engine import CacheStats
+    from roofbot.render.json_report import PreRendered
 
 _STATE: list[CachedChecks] = []
 
 
-def _init(repo: Repository, cache: CacheSpec | None) -> None:
+def _init(repo: Repository, cache: CacheSpec | None, gotchas: dict[str, str | None] | None) -> None:
     import gc
 
     from roofbot.cached import CachedChecks
 
     gc.set_threshold(10_000, *gc.get_threshold()[1:])  # as engine.fewer_collections does
-    _STATE.append(CachedChecks(repo, repo.catalogue(), cache))
+    _STATE.append(CachedChecks(repo, repo.catalogue(), cache, gotchas))
 
 
-def _check_chunk(paths: Sequence[str]) -> tuple[list[RecordResult], int, int, list[str]]:
+def _check_chunk(
+    paths: Sequence[str],
+) -> tuple[list[RecordResult | PreRendered], int, int, list[str]]:
     """A chunk's results, and what the worker's cache did for it (hits, misses, warnings)."""
     checks = _STATE[-1]
     hits, misses = checks.hits, checks.misses
@@ -51,14 +54,17 @@ def iter_parallel(
     progress: Callable[[int, int], None] | None = None,
     cache: CacheSpec | None = None,
     stats: CacheStats | None = None,
-) -> Iterator[RecordResult]:
+    gotchas: dict[str, str | None] | None = None,
+) -> Iterator[RecordResult | PreRendered]:
     """The results in path order, a chunk at a time, checked on `jobs` forked workers (each
     with its own connection to the cache)."""
     size = max(25, len(paths) // (jobs * 8) or 1)
     chunks = [paths[i : i + size] for i in range(0, len(paths), size)]
     done = 0
     ctx = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_init, initargs=(repo, cache)) as ex:
+    with ProcessPoolExecutor(
+        jobs, mp_context=ctx, initializer=_init, initargs=(repo, cache, gotchas)
+    ) as ex:
         for results, hits, misses, warnings in ex.map(_check_chunk, chunks):
             if stats is not None:
                 stats.hits += hits

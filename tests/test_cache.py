@@ -295,3 +295,85 @@ def test_the_cli_uses_the_cache_and_says_so(repo: Path, tmp_path: Path) -> None:
     off = run("--no-cache", "--cache-dir", str(tmp_path / "unused"))
     assert off.stdout == first.stdout and not (tmp_path / "unused").exists()
     assert "from the cache" not in off.stderr
+
+
+def json_sweep(root: Path, cache_dir: Path | None, jobs: int = 1) -> tuple[str, CacheStats]:
+    """`roofbot check --format json`, in this process: the report text and the cache's work."""
+    import io
+
+    from roofbot.cli import _stream_json
+
+    repository = Repository.open(root)
+    spec = CacheSpec.for_repo(repository, cache_dir, root) if cache_dir else None
+    stats = CacheStats()
+    out = io.StringIO()
+    _stream_json(repository, None, True, jobs, None, spec, stats, out)
+    return out.getvalue(), stats
+
+
+def test_a_warm_json_sweep_writes_the_kept_report_json(repo: Path, tmp_path: Path) -> None:
+    """The second `--format json` run writes each record's kept JSON without building its
+    result; the report is byte for byte the cold one (calibration included)."""
+    plain, _ = json_sweep(repo, None)
+    cold, first = json_sweep(repo, tmp_path / "cache")
+    warm, second = json_sweep(repo, tmp_path / "cache")
+    assert cold == plain and warm == plain
+    assert (first.misses, second.hits) == (N_FIXTURES, N_FIXTURES)
+    assert json.loads(warm)["calibration"]["ok"] is True
+
+
+def test_json_hits_build_no_result(repo: Path, tmp_path: Path) -> None:
+    from roofbot.engine import iter_rendered
+    from roofbot.links import gotcha_paths
+    from roofbot.render.json_report import PreRendered
+
+    json_sweep(repo, tmp_path / "cache")
+    repository = Repository.open(repo)
+    catalogue = repository.catalogue()
+    spec = CacheSpec.for_repo(repository, tmp_path / "cache", repo)
+    items = list(
+        iter_rendered(
+            repository,
+            catalogue,
+            repository.record_paths(),
+            gotcha_paths(repository.config, catalogue),
+            cache=spec,
+        )
+    )
+    assert all(isinstance(i, PreRendered) and i.result is None for i in items)
+    whole = {r.path: r for r in run_check(repository, calibration=False).records}
+    for item in items:  # what the header counts, and the result when it is asked for
+        result = item.full()
+        assert result == whole[result.path]
+        assert (item.id, item.verdict, item.status) == (result.id, result.verdict, result.status)
+        assert (item.token_rate, item.checked) == (result.token_rate, result.checked)
+
+
+def test_a_json_sweep_after_a_text_sweep_adds_the_json(repo: Path, tmp_path: Path) -> None:
+    sweep(repo, tmp_path / "cache")  # rows without report JSON
+    plain, _ = json_sweep(repo, None)
+    second, _ = json_sweep(repo, tmp_path / "cache")  # unpickles, renders, keeps the JSON
+    third, stats = json_sweep(repo, tmp_path / "cache")
+    assert second == plain and third == plain and stats.hits == N_FIXTURES
+
+
+def test_the_real_corpus_json_warm_is_the_real_corpus_json_cold(tmp_path: Path) -> None:
+    if not (REAL / "data" / "benchmarks").is_dir():
+        pytest.skip(f"the users' real corpus is not beside this checkout ({REAL})")
+    plain, _ = json_sweep(REAL, None)
+    json_sweep(REAL, tmp_path / "cache")
+    warm, _ = json_sweep(REAL, tmp_path / "cache")
+    assert warm == plain
+
+
+def test_parallel_json_sweeps_share_the_kept_json(repo: Path, tmp_path: Path) -> None:
+    template = json.loads((repo / MPT_BS1).read_text())
+    for i in range(120):
+        rid = f"copy-{i:03d}-mpt7b-a100-bs1-per-user-decode-tps"
+        (repo / f"data/benchmarks/{rid}.json").write_text(
+            json.dumps({**template, "id": rid, "value": 40 + i}, indent=2)
+        )
+    plain, _ = json_sweep(repo, None)
+    cold, _ = json_sweep(repo, tmp_path / "cache", jobs=2)
+    warm, stats = json_sweep(repo, tmp_path / "cache", jobs=2)
+    assert cold == plain and warm == plain and stats.misses == 0

@@ -40,7 +40,7 @@ from roofbot.core.results import RecordResult
 if TYPE_CHECKING:
     from roofbot.adapters.repo import Repository
 
-FORMAT = 2
+FORMAT = 4
 """The layout of a row; a new layout starts a new file."""
 
 FLUSH_EVERY = 256
@@ -126,6 +126,15 @@ def _dumps(obj: object) -> bytes:
     buf = io.BytesIO()
     _Pickler(buf, protocol=pickle.HIGHEST_PROTOCOL).dump(obj)
     return buf.getvalue()
+
+
+def load_result(blob: bytes) -> RecordResult | None:
+    """A row's result, or None when it isn't one of roofbot's (corrupt, foreign, planted)."""
+    try:
+        got = _loads(blob)
+    except Exception:  # whatever a corrupt or planted row raises, it is a miss
+        return None
+    return got if isinstance(got, RecordResult) else None
 
 
 def _loads(blob: bytes) -> Any:
@@ -214,6 +223,8 @@ class Row:
     digest: bytes
     deps: tuple[Dependency, ...]
     blob: bytes
+    head: tuple[str, str | None, bool, bool]  # verdict, status, token rate, checked
+    text: str | None  # the record's report JSON, once a `--format json` run has written it
 
 
 @dataclass(frozen=True)
@@ -239,8 +250,9 @@ class ResultCache:
 
     def __init__(self, spec: CacheSpec) -> None:
         self.spec = spec
-        self._pending: list[tuple[str, bytes, bytes, bytes, bytes, bytes]] = []
+        self._pending: list[tuple[Any, ...]] = []
         self._touched: list[tuple[bytes, str]] = []
+        self._texts: list[tuple[str, str]] = []
         try:
             spec.db.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(spec.db, timeout=30, isolation_level=None)
@@ -248,7 +260,8 @@ class ResultCache:
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute(
                 "CREATE TABLE IF NOT EXISTS results (path TEXT PRIMARY KEY, fingerprint BLOB, "
-                "sig BLOB, digest BLOB, deps BLOB, result BLOB) WITHOUT ROWID"
+                "sig BLOB, digest BLOB, deps BLOB, result BLOB, verdict TEXT, status TEXT, "
+                "token_rate INTEGER, checked INTEGER, json TEXT) WITHOUT ROWID"
             )
             # A second connection reads the scan: in WAL mode it keeps the snapshot it
             # started with while the first one writes.
@@ -264,8 +277,7 @@ class ResultCache:
             got = self._scan.get(path)
             if got is _ASK:
                 got = self._db.execute(
-                    "SELECT path, sig, digest, deps, result FROM results "
-                    "WHERE path = ? AND fingerprint = ?",
+                    f"SELECT path, {_COLUMNS} FROM results WHERE path = ? AND fingerprint = ?",
                     (path, self.spec.fingerprint),
                 ).fetchone()
         except sqlite3.Error as e:
@@ -276,26 +288,37 @@ class ResultCache:
             deps = _loads(got[3]) if got[3] else ()
         except Exception:  # a corrupt or foreign row is a miss, whatever it raises
             return None
-        if not _is_deps(deps):
+        if not _is_deps(deps) or not isinstance(got[5], str):
             return None
-        return Row(got[1], got[2], deps, got[4])
+        status = got[6] if isinstance(got[6], str) else None
+        text = got[9] if isinstance(got[9], str) else None
+        return Row(got[1], got[2], deps, got[4], (got[5], status, bool(got[7]), bool(got[8])), text)
 
     def result(self, row: Row) -> RecordResult | None:
         """The row's result, or None (a miss) when it isn't one of roofbot's."""
-        try:
-            got = _loads(row.blob)
-        except Exception:  # a corrupt or foreign row is a miss, whatever it raises
-            return None
-        return got if isinstance(got, RecordResult) else None
+        return load_result(row.blob)
 
     def put(
-        self, path: str, sig: bytes, dig: bytes, deps: Iterable[Dependency], result: RecordResult
+        self,
+        path: str,
+        sig: bytes,
+        dig: bytes,
+        deps: Iterable[Dependency],
+        result: RecordResult,
+        text: str | None = None,
     ) -> None:
         blob = _dumps(result)
         deps = tuple(deps)
         deps_blob = _dumps(deps) if deps else b""
-        self._pending.append((path, self.spec.fingerprint, sig, dig, deps_blob, blob))
+        head = (result.verdict.value, result.status, int(result.token_rate), int(result.checked))
+        self._pending.append((path, self.spec.fingerprint, sig, dig, deps_blob, blob, *head, text))
         if len(self._pending) >= FLUSH_EVERY:
+            self.flush()
+
+    def add_text(self, path: str, text: str) -> None:
+        """A row's report JSON, written by a `--format json` run that unpickled it."""
+        self._texts.append((text, path))
+        if len(self._texts) >= FLUSH_EVERY:
             self.flush()
 
     def touch(self, path: str, sig: bytes) -> None:
@@ -307,10 +330,13 @@ class ResultCache:
     def flush(self) -> None:
         pending, self._pending = self._pending, []
         touched, self._touched = self._touched, []
+        texts, self._texts = self._texts, []
         if pending:
-            self._write("INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?, ?, ?)", pending)
+            self._write(f"INSERT OR REPLACE INTO results VALUES ({', '.join('?' * 11)})", pending)
         if touched:
             self._write("UPDATE results SET sig = ? WHERE path = ?", touched)
+        if texts:
+            self._write("UPDATE results SET json = ? WHERE path = ?", texts)
 
     def prune(self, keep: Iterable[str]) -> None:
         """After a sweep of every record: forget the paths that are gone."""
@@ -342,12 +368,14 @@ class ResultCache:
 
     def abandon(self) -> None:
         """Close without writing what is pending (after a failure)."""
-        self._pending, self._touched = [], []
+        self._pending, self._touched, self._texts = [], [], []
         with contextlib.suppress(sqlite3.Error):
             self._scan.close()
         with contextlib.suppress(sqlite3.Error):
             self._db.close()
 
+
+_COLUMNS = "sig, digest, deps, result, verdict, status, token_rate, checked, json"
 
 _ASK: tuple[Any, ...] = ("ask",)
 """The scan can't say: ask the table."""
@@ -371,7 +399,7 @@ class _Scan:
         if self._rows is None:
             self._rows = iter(
                 self._db.execute(
-                    "SELECT path, fingerprint, sig, digest, deps, result FROM results "
+                    f"SELECT path, fingerprint, {_COLUMNS} FROM results "
                     "WHERE path >= ? ORDER BY path",
                     (path,),
                 )

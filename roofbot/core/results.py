@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Protocol
 
 from roofbot.core.provenance import Input
 
@@ -117,7 +118,17 @@ class Calibration:
         return all(e.ok for e in self.entries)
 
 
-def fails(r: RecordResult, fail_on: frozenset[Verdict], deprecated_fail: bool) -> bool:
+class Verdicted(Protocol):
+    """Anything with a verdict and a status: a result, or a cached record's rendered form."""
+
+    @property
+    def verdict(self) -> Verdict: ...
+
+    @property
+    def deprecated(self) -> bool: ...
+
+
+def fails(r: Verdicted, fail_on: frozenset[Verdict], deprecated_fail: bool) -> bool:
     """Whether this result fails the run: its verdict is in `fail_on`, and a deprecated record
     counts only with `deprecated_fail`."""
     return r.verdict in fail_on and (deprecated_fail or not r.deprecated)

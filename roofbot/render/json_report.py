@@ -7,6 +7,7 @@ import math
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from roofbot import __version__
@@ -125,6 +126,47 @@ def dumps(report: Report, gotchas: dict[str, str | None] | None = None) -> str:
     return json.dumps(report_json(report, gotchas), indent=2, ensure_ascii=False) + "\n"
 
 
+def record_text(r: RecordResult, gotchas: dict[str, str | None]) -> str:
+    """One record's JSON as the report nests it, indented four spaces (as `dumps` writes it
+    inside "records")."""
+    text = json.dumps(record_json(r, gotchas), indent=2, ensure_ascii=False)
+    return "    " + text.replace("\n", "\n    ")
+
+
+SPOOL_IN_MEMORY = 16 * 1024 * 1024
+"""Characters of record JSON held in memory before the spool moves to a temporary file."""
+
+
+@dataclass(frozen=True)
+class PreRendered:
+    """A record whose report JSON is already written (by an earlier run, kept in the result
+    cache), with what the header counts: streaming it builds no result objects. `full()` is
+    the result itself, for the few records the run needs whole (the calibration set)."""
+
+    id: str
+    verdict: Verdict
+    status: str | None
+    token_rate: bool
+    checked: bool
+    text: str
+    result: RecordResult | None = None
+    blob: bytes | None = field(default=None, repr=False)
+
+    @property
+    def deprecated(self) -> bool:
+        return self.status == "deprecated"
+
+    def full(self) -> RecordResult:
+        if self.result is not None:
+            return self.result
+        from roofbot.adapters.cache import load_result  # only the cache makes these
+
+        got = load_result(self.blob or b"")
+        if got is None:
+            raise ValueError(f"the cached result of {self.id} can't be read")
+        return got
+
+
 class Tally:
     """What the report's header needs, counted as records stream past."""
 
@@ -133,7 +175,7 @@ class Tally:
         self.counts: dict[str, int] = {}
         self.token_rate = self.checked = self.failing = 0
 
-    def add(self, r: RecordResult) -> None:
+    def add(self, r: RecordResult | PreRendered) -> None:
         self.counts[r.verdict.value] = self.counts.get(r.verdict.value, 0) + 1
         if r.token_rate:
             self.token_rate += 1
@@ -144,26 +186,33 @@ class Tally:
 
 def stream(
     out: TextIO,
-    results: Iterable[RecordResult],
+    results: Iterable[RecordResult | PreRendered],
     finish: Callable[[list[RecordResult]], tuple[Calibration, Sequence[Message]]],
     tally: Tally,
     gotchas: dict[str, str | None] | None = None,
-    keep: Callable[[RecordResult], bool] = lambda r: False,
+    keep_id: Callable[[str], bool] = lambda rid: False,
 ) -> bool:
     """Write the same JSON as `dumps`, holding one record at a time: records are spooled to a
     temporary file while the header's counts accumulate. `finish` runs after the last record
-    with the records `keep` chose (the calibration set): it returns the calibration and the
-    run's messages. Returns whether the run is ok."""
+    with the records whose ids `keep_id` chose (the calibration set): it returns the
+    calibration and the run's messages. Returns whether the run is ok."""
     gotchas = gotchas or {}
     kept: list[RecordResult] = []
-    with tempfile.TemporaryFile("w+", encoding="utf-8") as spool:
+    with tempfile.SpooledTemporaryFile(SPOOL_IN_MEMORY, "w+", encoding="utf-8") as spool:
         n = 0
-        for r in results:
-            tally.add(r)
-            if keep(r):
-                kept.append(r)
-            text = json.dumps(record_json(r, gotchas), indent=2, ensure_ascii=False)
-            spool.write((",\n" if n else "") + "    " + text.replace("\n", "\n    "))
+        for item in results:
+            tally.add(item)
+            if isinstance(item, PreRendered):
+                text = item.text
+                if keep_id(item.id):
+                    kept.append(item.full())
+            else:
+                text = record_text(item, gotchas)
+                if keep_id(item.id):
+                    kept.append(item)
+            if n:
+                spool.write(",\n")
+            spool.write(text)
             n += 1
         calibration, messages = finish(kept)
         ok = tally.failing == 0 and calibration.ok
