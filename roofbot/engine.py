@@ -86,11 +86,9 @@ def iter_results(
     (a folder tree only); the results are the same either way. What the cache did, and why
     it was off if it was, goes to `stats` (a tool's diagnostic, not part of the report);
     `every_record` says `todo` is the whole corpus (the cache forgets the rest)."""
-    stats = stats if stats is not None else CacheStats()
-    with fewer_collections():
-        for r in _results(repo, catalogue, todo, jobs, progress, cache, stats, every_record):
-            assert isinstance(r, RecordResult)  # no trap links were given: no PreRendered
-            yield r
+    for r in _results(repo, catalogue, todo, jobs, progress, cache, stats, every_record):
+        assert isinstance(r, RecordResult)  # no trap links were given: no PreRendered
+        yield r
 
 
 def iter_rendered(
@@ -106,15 +104,15 @@ def iter_rendered(
 ) -> Iterator[RecordResult | PreRendered]:
     """`iter_results` for the JSON report: where the cache holds a record's report JSON
     (rendered with these `gotchas` links), the record comes as that text, unbuilt."""
-    stats = stats if stats is not None else CacheStats()
-    with fewer_collections():
-        yield from _results(
-            repo, catalogue, todo, jobs, progress, cache, stats, every_record, gotchas
-        )
+    yield from _results(repo, catalogue, todo, jobs, progress, cache, stats, every_record, gotchas)
+
+
+SWEEP_GEN0 = 10_000
+"""The collector's generation-0 threshold during a sweep (CPython's default is 700)."""
 
 
 @contextmanager
-def fewer_collections(gen0: int = 10_000) -> Iterator[None]:
+def fewer_collections(gen0: int = SWEEP_GEN0) -> Iterator[None]:
     """Run the cyclic garbage collector less often during a sweep. Results are acyclic and
     kept; at the default threshold (700 allocations) the collector keeps re-walking them:
     a third of a warm sweep's time (bench/bench_sweep.py). Cycles are still collected."""
@@ -133,37 +131,39 @@ def _results(
     jobs: int,
     progress: Progress | None,
     cache: CacheSpec | None,
-    stats: CacheStats,
+    stats: CacheStats | None,
     every_record: bool,
     gotchas: dict[str, str | None] | None = None,
 ) -> Iterator[RecordResult | PreRendered]:
-    parallel = jobs > 1 and len(todo) >= 100
-    if parallel:  # multiprocessing is only imported when asked for
-        from roofbot.parallel import can_parallelise, iter_parallel
+    stats = stats if stats is not None else CacheStats()
+    with fewer_collections():
+        parallel = jobs > 1 and len(todo) >= 100
+        if parallel:  # multiprocessing is only imported when asked for
+            from roofbot.parallel import can_parallelise, iter_parallel
 
-        parallel = can_parallelise(repo)
-    if parallel:
-        yield from iter_parallel(repo, todo, jobs, progress, cache, stats, gotchas)
-        if cache is not None and every_record:
-            _prune(repo, catalogue, cache, todo, stats)
-    elif cache is None:
-        for i, p in enumerate(todo):
-            yield check_path(repo, catalogue, p)
-            if progress:
-                progress(i + 1, len(todo))
-    else:
-        from roofbot.cached import CachedChecks
-
-        checks = CachedChecks(repo, catalogue, cache, gotchas)
-        try:
+            parallel = can_parallelise(repo)
+        if parallel:
+            yield from iter_parallel(repo, todo, jobs, progress, cache, stats, gotchas)
+            if cache is not None and every_record:
+                _prune(repo, catalogue, cache, todo, stats)
+        elif cache is None:
             for i, p in enumerate(todo):
-                yield checks.check(p)
+                yield check_path(repo, catalogue, p)
                 if progress:
                     progress(i + 1, len(todo))
-        finally:
-            checks.close(todo if every_record else None)
-            stats.hits, stats.misses = stats.hits + checks.hits, stats.misses + checks.misses
-            stats.warnings += checks.warnings
+        else:
+            from roofbot.cached import CachedChecks
+
+            checks = CachedChecks(repo, catalogue, cache, gotchas)
+            try:
+                for i, p in enumerate(todo):
+                    yield checks.check(p)
+                    if progress:
+                        progress(i + 1, len(todo))
+            finally:
+                checks.close(todo if every_record else None)
+                stats.hits, stats.misses = stats.hits + checks.hits, stats.misses + checks.misses
+                stats.warnings += checks.warnings
 
 
 def _prune(

@@ -25,8 +25,9 @@ def _init(repo: Repository, cache: CacheSpec | None, gotchas: dict[str, str | No
     import gc
 
     from roofbot.cached import CachedChecks
+    from roofbot.engine import SWEEP_GEN0
 
-    gc.set_threshold(10_000, *gc.get_threshold()[1:])  # as engine.fewer_collections does
+    gc.set_threshold(SWEEP_GEN0, *gc.get_threshold()[1:])  # the worker's whole life is a sweep
     _STATE.append(CachedChecks(repo, repo.catalogue(), cache, gotchas))
 
 

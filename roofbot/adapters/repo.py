@@ -53,6 +53,7 @@ class Repository:
     schemas: Schemas
     messages: list[Message] = field(default_factory=list)
     _cache: dict[str, Parsed | None] = field(default_factory=dict)
+    _catalogue: Catalogue | None = None
 
     @classmethod
     def open(cls, root: Path, config: Config | None = None) -> Repository:
@@ -134,6 +135,12 @@ class Repository:
 
     # ------------------------------------------------------------ catalogue
     def catalogue(self) -> Catalogue:
+        """The catalogue of this version, built once (its warnings go to `messages` once)."""
+        if self._catalogue is None:
+            self._catalogue = self._build_catalogue()
+        return self._catalogue
+
+    def _build_catalogue(self) -> Catalogue:
         groups: dict[str, list[dict[str, Any]]] = {}
         for kind, patterns in self.config.catalogue.items():
             groups[kind] = list(self._catalogue_records(kind, patterns))
