@@ -45,6 +45,16 @@ def sweep(
     return json_report.dumps(report), stats
 
 
+def add_copies(repo: Path, n: int = 120) -> None:
+    """n more records, copies of the MPT-7B batch-1 record: --jobs starts workers from 100."""
+    template = json.loads((repo / MPT_BS1).read_text())
+    for i in range(n):
+        rid = f"copy-{i:03d}-mpt7b-a100-bs1-per-user-decode-tps"
+        (repo / f"data/benchmarks/{rid}.json").write_text(
+            json.dumps({**template, "id": rid, "value": 40 + i}, indent=2)
+        )
+
+
 def n_records(root: Path) -> int:
     return len(list((root / "data/benchmarks").glob("*.json")))
 
@@ -66,9 +76,9 @@ def test_a_warm_run_is_the_cold_run_byte_for_byte(repo: Path, tmp_path: Path) ->
     assert first.warnings == [] and second.warnings == []
 
 
-def test_the_real_corpus_warm_is_the_real_corpus_cold(tmp_path: Path) -> None:
-    if not (REAL / "data" / "benchmarks").is_dir():
-        pytest.skip(f"the users' real corpus is not beside this checkout ({REAL})")
+def test_the_real_corpus_warm_is_the_real_corpus_cold(
+    real_repo: Repository, tmp_path: Path
+) -> None:
     plain, _ = sweep(REAL, None)
     sweep(REAL, tmp_path / "cache")
     warm, stats = sweep(REAL, tmp_path / "cache")
@@ -261,12 +271,7 @@ def test_a_partial_run_keeps_the_other_rows(repo: Path, tmp_path: Path) -> None:
 
 
 def test_parallel_workers_share_the_cache(repo: Path, tmp_path: Path) -> None:
-    template = json.loads((repo / MPT_BS1).read_text())
-    for i in range(120):  # --jobs needs 100 records to start workers
-        rid = f"copy-{i:03d}-mpt7b-a100-bs1-per-user-decode-tps"
-        (repo / f"data/benchmarks/{rid}.json").write_text(
-            json.dumps({**template, "id": rid, "value": 40 + i}, indent=2)
-        )
+    add_copies(repo)
     plain, _ = sweep(repo, None)
     cold, first = sweep(repo, tmp_path / "cache", jobs=2)
     warm, second = sweep(repo, tmp_path / "cache", jobs=2)
@@ -357,9 +362,10 @@ def test_a_json_sweep_after_a_text_sweep_adds_the_json(repo: Path, tmp_path: Pat
     assert second == plain and third == plain and stats.hits == N_FIXTURES
 
 
-def test_the_real_corpus_json_warm_is_the_real_corpus_json_cold(tmp_path: Path) -> None:
-    if not (REAL / "data" / "benchmarks").is_dir():
-        pytest.skip(f"the users' real corpus is not beside this checkout ({REAL})")
+def test_the_real_corpus_json_warm_is_the_real_corpus_json_cold(
+    real_repo: Repository, tmp_path: Path
+) -> None:
+    """(`real_repo` skips where the users' corpus is absent.)"""
     plain, _ = json_sweep(REAL, None)
     json_sweep(REAL, tmp_path / "cache")
     warm, _ = json_sweep(REAL, tmp_path / "cache")
@@ -367,12 +373,7 @@ def test_the_real_corpus_json_warm_is_the_real_corpus_json_cold(tmp_path: Path) 
 
 
 def test_parallel_json_sweeps_share_the_kept_json(repo: Path, tmp_path: Path) -> None:
-    template = json.loads((repo / MPT_BS1).read_text())
-    for i in range(120):
-        rid = f"copy-{i:03d}-mpt7b-a100-bs1-per-user-decode-tps"
-        (repo / f"data/benchmarks/{rid}.json").write_text(
-            json.dumps({**template, "id": rid, "value": 40 + i}, indent=2)
-        )
+    add_copies(repo)
     plain, _ = json_sweep(repo, None)
     cold, _ = json_sweep(repo, tmp_path / "cache", jobs=2)
     warm, stats = json_sweep(repo, tmp_path / "cache", jobs=2)
