@@ -48,6 +48,7 @@ class CachedChecks:
         self.hits = 0
         self.misses = 0
         self._seen: dict[str, tuple[str, bytes, bytes | None]] = {}
+        self._deps_ok: dict[bytes, bool] = {}  # a row's pickled dependencies: all unchanged
         if spec is not None and isinstance(repo.tree, FolderTree):
             try:
                 self.cache = spec.open()
@@ -161,7 +162,12 @@ class CachedChecks:
     def _hit(
         self, cache: ResultCache, rel: str, row: Row, now: int
     ) -> RecordResult | PreRendered | None:
-        if not all(self._unchanged(dep, now) for dep in row.deps):
+        ok = self._deps_ok.get(row.deps_blob)
+        if ok is None:  # each set of looked-up files is checked once a run
+            deps = cache.deps(row)
+            ok = deps is not None and all(self._unchanged(dep, now) for dep in deps)
+            self._deps_ok[row.deps_blob] = ok
+        if not ok:
             return None
         if self.gotchas is not None and row.text is not None:
             self.hits += 1

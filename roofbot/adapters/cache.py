@@ -32,7 +32,7 @@ from dataclasses import dataclass, fields, is_dataclass
 from enum import Enum
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from roofbot import __version__
 from roofbot.core.results import RecordResult
@@ -217,11 +217,12 @@ def _read_or_empty(repo: Repository, path: str) -> bytes:
 
 
 # ------------------------------------------------------------------ the store
-@dataclass(frozen=True)
-class Row:
+class Row(NamedTuple):
+    """A record's row as read (a tuple: a warm sweep makes one per record)."""
+
     sig: bytes
     digest: bytes
-    deps: tuple[Dependency, ...]
+    deps_blob: bytes  # the looked-up files, pickled; `deps()` reads them
     blob: bytes
     head: tuple[str, str | None, bool, bool]  # verdict, status, token rate, checked
     text: str | None  # the record's report JSON, once a `--format json` run has written it
@@ -282,17 +283,24 @@ class ResultCache:
                 ).fetchone()
         except sqlite3.Error as e:
             raise CacheError(f"the result cache {self.spec.db} can't be read: {e}") from None
-        if got is None:
-            return None
-        try:
-            deps = _loads(got[3]) if got[3] else ()
-        except Exception:  # a corrupt or foreign row is a miss, whatever it raises
-            return None
-        if not _is_deps(deps) or not isinstance(got[5], str):
+        if got is None or not isinstance(got[5], str) or not isinstance(got[3], bytes):
             return None
         status = got[6] if isinstance(got[6], str) else None
         text = got[9] if isinstance(got[9], str) else None
-        return Row(got[1], got[2], deps, got[4], (got[5], status, bool(got[7]), bool(got[8])), text)
+        return Row(
+            got[1], got[2], got[3], got[4], (got[5], status, bool(got[7]), bool(got[8])), text
+        )
+
+    @staticmethod
+    def deps(row: Row) -> tuple[Dependency, ...] | None:
+        """The files the row's check looked up; None (a miss) for a corrupt or foreign row.
+        Many rows share one set (the same sibling, the same gotcha): callers memoize by
+        `row.deps_blob`."""
+        try:
+            deps = _loads(row.deps_blob) if row.deps_blob else ()
+        except Exception:  # a corrupt or foreign row is a miss, whatever it raises
+            return None
+        return deps if _is_deps(deps) else None
 
     def result(self, row: Row) -> RecordResult | None:
         """The row's result, or None (a miss) when it isn't one of roofbot's."""

@@ -7,8 +7,7 @@ import math
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import Any, NamedTuple, TextIO
 
 from roofbot import __version__
 from roofbot.core.provenance import Input
@@ -136,12 +135,16 @@ def record_text(r: RecordResult, gotchas: dict[str, str | None]) -> str:
 SPOOL_IN_MEMORY = 16 * 1024 * 1024
 """Characters of record JSON held in memory before the spool moves to a temporary file."""
 
+SPOOL_BATCH = 256
+"""Records joined into one write to the spool."""
 
-@dataclass(frozen=True)
-class PreRendered:
+
+class PreRendered(NamedTuple):
     """A record whose report JSON is already written (by an earlier run, kept in the result
     cache), with what the header counts: streaming it builds no result objects. `full()` is
-    the result itself, for the few records the run needs whole (the calibration set)."""
+    the result itself, for the few records the run needs whole (the calibration set).
+    (A named tuple, not a dataclass: a warm sweep makes one a record, and a frozen
+    dataclass's __init__ costs several times a tuple's.)"""
 
     id: str
     verdict: Verdict
@@ -150,7 +153,7 @@ class PreRendered:
     checked: bool
     text: str
     result: RecordResult | None = None
-    blob: bytes | None = field(default=None, repr=False)
+    blob: bytes | None = None
 
     @property
     def deprecated(self) -> bool:
@@ -200,20 +203,24 @@ def stream(
     kept: list[RecordResult] = []
     with tempfile.SpooledTemporaryFile(SPOOL_IN_MEMORY, "w+", encoding="utf-8") as spool:
         n = 0
+        batch: list[str] = []  # written SPOOL_BATCH records at a time: one write, not two a record
         for item in results:
             tally.add(item)
             if isinstance(item, PreRendered):
-                text = item.text
+                batch.append(item.text)
                 if keep_id(item.id):
                     kept.append(item.full())
             else:
-                text = record_text(item, gotchas)
+                batch.append(record_text(item, gotchas))
                 if keep_id(item.id):
                     kept.append(item)
-            if n:
-                spool.write(",\n")
-            spool.write(text)
-            n += 1
+            if len(batch) == SPOOL_BATCH:
+                spool.write((",\n" if n else "") + ",\n".join(batch))
+                n += len(batch)
+                batch.clear()
+        if batch:
+            spool.write((",\n" if n else "") + ",\n".join(batch))
+            n += len(batch)
         calibration, messages = finish(kept)
         ok = tally.failing == 0 and calibration.ok
         head = {
