@@ -84,7 +84,45 @@ def parse_record_bytes(raw: bytes) -> Parsed:
         raise RecordFileError(f"invalid JSON: {str(e)[:120]}") from None
     if not isinstance(data, dict):
         raise RecordFileError(f"the top level is a JSON {type(data).__name__}, not an object")
+    if "\\u" in text:  # only a \u escape can make a lone surrogate: strict UTF-8 can't
+        _no_lone_surrogates(data)
     return Parsed(data, text)
+
+
+def _no_lone_surrogates(data: dict[str, Any]) -> None:
+    """JSON lets `\\ud800` stand alone; Python reads it as a str that no UTF-8 writer takes
+    (every report would fail on it). Raises RecordFileError naming where it is."""
+    todo: list[tuple[str, Any]] = [("", data)]
+    while todo:  # iterative: the data may nest as deep as the parser allowed
+        where, value = todo.pop()
+        if isinstance(value, dict):
+            for k, v in value.items():
+                key = f"{where}.{k}" if where else k
+                if _surrogate(k) is not None:
+                    _refuse(f"a key in {where or 'the record'}", k)
+                todo.append((key, v))
+        elif isinstance(value, list):
+            todo.extend((f"{where}[{i}]", v) for i, v in enumerate(value))
+        elif isinstance(value, str):
+            _refuse(where, value)
+
+
+def _surrogate(s: str) -> str | None:
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError as e:
+        return s[e.start]
+    return None
+
+
+def _refuse(where: str, s: str) -> None:
+    bad = _surrogate(s)
+    if bad is not None:
+        where = where.encode("utf-8", "backslashreplace").decode()[:60]
+        raise RecordFileError(
+            f"{where} holds \\u{ord(bad):04x}, half of a surrogate pair: that is not a "
+            "character; write the character itself or remove the escape"
+        )
 
 
 def line_of(text: str, field: str | None) -> int:
