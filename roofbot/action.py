@@ -36,7 +36,7 @@ from roofbot.adapters.tree import FolderTree, Tree, TreeError
 from roofbot.changes import Changes, FileChange, InstrumentChange
 from roofbot.core.config import Config, ConfigError
 from roofbot.core.results import Report, Verdict
-from roofbot.engine import run_check
+from roofbot.engine import run_check, shown_path
 from roofbot.links import gotcha_paths
 from roofbot.render import json_report
 from roofbot.render.markdown import MARKER, fit, render_report
@@ -517,7 +517,17 @@ def evaluate(s: Settings, inputs: Inputs) -> Outcome:
         every = repo.record_paths()
         records = [p for p in every if not s.paths or matches_any(p, s.paths)]
         deps = []
-    changes = Changes(tuple(relevant), tuple(deps), tuple(instrument), inputs.source)
+    changes = Changes(  # as the reports print them: a name that isn't UTF-8 escaped
+        tuple(
+            dataclasses.replace(
+                f, path=shown_path(f.path), old_path=f.old_path and shown_path(f.old_path)
+            )
+            for f in relevant
+        ),
+        tuple(shown_path(d) for d in deps),
+        tuple(instrument),
+        inputs.source,
+    )
     if not records and not deps and not instrument and config_problem is None:
         text = (
             f"{MARKER}\n### ✅ roofcheck: nothing to check\n\n"

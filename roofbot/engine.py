@@ -29,7 +29,18 @@ def stem(path: str) -> str:
     return posixpath.splitext(posixpath.basename(path))[0]
 
 
+def shown_path(path: str) -> str:
+    """A path as a report can print it: a name that isn't UTF-8 (the listings decode one with
+    surrogate escapes) shows its bad bytes as \\xNN."""
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 def check_path(repo: Repository, catalogue: Catalogue, path: str) -> RecordResult:
+    shown = shown_path(path)
+    if shown != path:
+        return error_result(
+            stem(shown), shown, f"{shown}: the file name is not UTF-8; rename it to be checked"
+        )
     try:
         path = safe_relpath(path)
         raw = repo.tree.read(path, MAX_BYTES)

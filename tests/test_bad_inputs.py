@@ -35,6 +35,7 @@ EXPECTED = {  # file stem -> words the error message must contain
     "binary-nul-bytes": "binary",
     "empty": "invalid JSON",
     "lone-surrogate": "half of a surrogate pair",
+    "name-not-utf8-\\xff": "the file name is not UTF-8",
     "value-null": "schemas/benchmark.schema.json",
     "deep-nesting": "nested too deeply",
     "huge-50mb": "MiB limit",
@@ -57,6 +58,8 @@ def hostile_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for f in big.glob("*.json"):
         shutil.move(str(f), bench / f.name)
     os.symlink("/etc/passwd", bench / "passwd-link.json")
+    # a file name that isn't UTF-8 (byte 0xff): listed with a surrogate escape, shown as \xff
+    shutil.copy(BROKEN / "truncated.json", os.fsencode(bench) + b"/name-not-utf8-\xff.json")
     os.symlink("../../..", bench / "dir-link.json")
     return root
 
@@ -99,6 +102,7 @@ def test_cli_never_tracebacks_on_hostile_files(hostile_repo: Path, fmt: str) -> 
     assert out.returncode == 1, out.stderr[-2000:]
     assert "Traceback" not in out.stderr
     assert "lone-surrogate" in out.stdout  # the file is reported, as an error
+    assert "name-not-utf8-\\xff" in out.stdout.replace("\\\\", "\\")  # JSON doubles a \\
     if fmt == "json":
         assert '"verdict": "error"' in out.stdout
 

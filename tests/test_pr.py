@@ -187,3 +187,19 @@ def test_the_chart_is_drawn_for_the_artifact_and_linked(tmp_path: Path, gh: Fake
     off = run_action(tmp_path, pull, gh, INPUT_PLOT="false")
     assert off.outputs["plot-path"] == ""
     assert "roofline chart" not in gh.comments_on(PR)[0].body
+
+
+def test_a_file_name_that_is_not_utf8_is_an_error_not_a_crash(
+    tmp_path: Path, gh: FakeGitHub
+) -> None:
+    """git lists the name with a surrogate escape; every output shows its byte as \\xff."""
+    content = (FIXTURES / MPT).read_text("utf-8")
+    pull = make_pull(tmp_path, {"data/benchmarks/bad\udcff.json": content})
+    gh.add_pull(PR, head_sha=pull.head, base_sha=pull.base)
+    run = run_action(tmp_path, pull, gh)  # asserts no traceback
+
+    assert run.code == 1
+    body = gh.comments_on(PR)[0].body
+    assert "| added | data/benchmarks/bad\\\\xff.json |" in body  # markdown escapes the \
+    assert "the file name is not UTF-8; rename it to be checked" in body
+    assert gh.statuses[pull.head][-1]["state"] == "failure"
