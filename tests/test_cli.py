@@ -83,6 +83,35 @@ def test_streamed_json_is_the_report_byte_for_byte(fixtures_repo) -> None:  # ty
     assert two == streamed
 
 
+def test_the_spool_reaches_text_and_byte_outputs_alike(fixtures_repo) -> None:  # type: ignore[no-untyped-def]
+    """The record JSON is spooled as UTF-8 bytes: copied as bytes onto a UTF-8 stream's
+    buffer, decoded for any other text output (a StringIO); a character split across two
+    chunks is decoded whole."""
+    import io
+
+    from roofbot.cli import _stream_json
+    from roofbot.engine import run_check
+    from roofbot.links import gotcha_paths
+    from roofbot.render import json_report
+
+    expected = json_report.dumps(
+        run_check(fixtures_repo), gotcha_paths(fixtures_repo.config, fixtures_repo.catalogue())
+    )
+    assert not expected.isascii()  # the fixtures' report carries µ, ≈, — and the like
+    as_text = io.StringIO()
+    _stream_json(fixtures_repo, None, True, 1, None, None, None, as_text)
+    raw = io.BytesIO()
+    as_bytes = io.TextIOWrapper(raw, encoding="utf-8", newline="")
+    _stream_json(fixtures_repo, None, True, 1, None, None, None, as_bytes)
+    as_bytes.flush()
+    assert as_text.getvalue() == raw.getvalue().decode("utf-8") == expected
+
+    word = "µs ≈ 😀 é".encode()
+    split = io.StringIO()
+    json_report._copy_utf8(io.BytesIO(word), split, chunk=1)
+    assert split.getvalue() == word.decode()
+
+
 def test_streamed_json_of_nothing_is_valid(tmp_path: Path) -> None:
     (tmp_path / "data" / "benchmarks").mkdir(parents=True)
     out = roofbot("check", "--repo", str(tmp_path), "--format", "json")

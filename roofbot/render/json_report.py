@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import codecs
 import json
 import math
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, NamedTuple, TextIO
+from typing import IO, Any, NamedTuple, TextIO
 
 from roofbot import __version__
 from roofbot.core.provenance import Input
@@ -133,7 +134,7 @@ def record_text(r: RecordResult, gotchas: dict[str, str | None]) -> str:
 
 
 SPOOL_IN_MEMORY = 16 * 1024 * 1024
-"""Characters of record JSON held in memory before the spool moves to a temporary file."""
+"""Bytes of record JSON held in memory before the spool moves to a temporary file."""
 
 SPOOL_BATCH = 256
 """Records joined into one write to the spool."""
@@ -201,7 +202,7 @@ def stream(
     calibration and the run's messages. Returns whether the run is ok."""
     gotchas = gotchas or {}
     kept: list[RecordResult] = []
-    with tempfile.SpooledTemporaryFile(SPOOL_IN_MEMORY, "w+", encoding="utf-8") as spool:
+    with tempfile.SpooledTemporaryFile(SPOOL_IN_MEMORY, "w+b") as spool:
         n = 0
         batch: list[str] = []  # written SPOOL_BATCH records at a time: one write, not two a record
         for item in results:
@@ -215,11 +216,11 @@ def stream(
                 if keep_id(item.id):
                     kept.append(item)
             if len(batch) == SPOOL_BATCH:
-                spool.write((",\n" if n else "") + ",\n".join(batch))
+                spool.write(((",\n" if n else "") + ",\n".join(batch)).encode("utf-8"))
                 n += len(batch)
                 batch.clear()
         if batch:
-            spool.write((",\n" if n else "") + ",\n".join(batch))
+            spool.write(((",\n" if n else "") + ",\n".join(batch)).encode("utf-8"))
             n += len(batch)
         calibration, messages = finish(kept)
         ok = tally.failing == 0 and calibration.ok
@@ -239,7 +240,7 @@ def stream(
         if n:
             out.write('  "records": [\n')
             spool.seek(0)
-            shutil.copyfileobj(spool, out)
+            _copy_utf8(spool, out)
             out.write("\n  ],\n")
         else:
             out.write('  "records": [],\n')
@@ -248,6 +249,22 @@ def stream(
             out.write(f"  {json.dumps(key)}: {_nested(value)}{',' if i < len(items) - 1 else ''}\n")
         out.write("}\n")
     return ok
+
+
+def _copy_utf8(spool: IO[bytes], out: TextIO, chunk: int = 1 << 20) -> None:
+    """The spooled UTF-8 onto `out`: as bytes where `out` writes UTF-8 to a byte stream (a
+    sweep's records are encoded once, never decoded), else decoded chunk by chunk."""
+    buffer = getattr(out, "buffer", None)
+    encoding = getattr(out, "encoding", None)
+    if buffer is not None and encoding and codecs.lookup(encoding).name == "utf-8":
+        out.flush()
+        shutil.copyfileobj(spool, buffer)
+        buffer.flush()
+        return
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    while piece := spool.read(chunk):
+        out.write(decoder.decode(piece))
+    out.write(decoder.decode(b"", final=True))
 
 
 def _nested(value: Any) -> str:
