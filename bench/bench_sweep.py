@@ -61,10 +61,13 @@ def broken(n: int) -> int:
 
 
 def floor(paths: list[Path]) -> float:
+    """json.load of every file and nothing else, as fast as Python does it: the paths are
+    strings made before the clock starts (pathlib's open costs about 3 µs more a file)."""
+    names = [str(p) for p in paths]
     t = time.perf_counter()
-    for p in paths:
+    for name in names:
         try:
-            with p.open("rb") as fh:
+            with open(name, "rb") as fh:
                 json.load(fh)
         except ValueError:
             pass
