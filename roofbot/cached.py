@@ -25,7 +25,7 @@ from roofbot.core.catalogue import Catalogue
 from roofbot.core.check import error_result
 from roofbot.core.results import RecordResult, Verdict
 from roofbot.engine import check_bytes, check_path, stem
-from roofbot.render.json_report import PreRendered, record_text
+from roofbot.render.json_report import PreRendered, kept_head, record_text
 
 
 class CachedChecks:
@@ -127,7 +127,7 @@ class CachedChecks:
         if self.gotchas is None:
             cache.put(rel, sig, dig, deps, result)
             return result
-        text = record_text(result, self.gotchas)
+        text = record_text(result, self.gotchas).encode("utf-8")
         cache.put(rel, sig, dig, deps, result, text)
         return _pre_rendered(result, text)
 
@@ -169,19 +169,16 @@ class CachedChecks:
             self._deps_ok[row.deps_blob] = ok
         if not ok:
             return None
-        if self.gotchas is not None and row.text is not None:
+        if self.gotchas is not None and row.text and (head := kept_head(row.text)):
             self.hits += 1
-            verdict, status, token_rate, checked = row.head
-            return PreRendered(
-                row_id(rel), Verdict(verdict), status, token_rate, checked, row.text, None, row.blob
-            )
+            return PreRendered(row_id(rel), *head, row.text, None, row.blob)
         result = cache.result(row)
         if result is None:
             return None
         self.hits += 1
         if self.gotchas is None:
             return result
-        text = record_text(result, self.gotchas)
+        text = record_text(result, self.gotchas).encode("utf-8")
         cache.add_text(rel, text)
         return _pre_rendered(result, text)
 
@@ -192,7 +189,5 @@ def row_id(rel: str) -> str:
     return stem(rel)
 
 
-def _pre_rendered(result: RecordResult, text: str) -> PreRendered:
-    return PreRendered(
-        result.id, result.verdict, result.status, result.token_rate, result.checked, text, result
-    )
+def _pre_rendered(result: RecordResult, text: bytes) -> PreRendered:
+    return PreRendered(result.id, result.verdict, result.deprecated, result.checked, text, result)

@@ -350,7 +350,11 @@ def test_json_hits_build_no_result(repo: Path, tmp_path: Path) -> None:
     for item in items:  # what the header counts, and the result when it is asked for
         result = item.full()
         assert result == whole[result.path]
-        assert (item.id, item.verdict, item.status) == (result.id, result.verdict, result.status)
+        assert (item.id, item.verdict, item.deprecated) == (
+            result.id,
+            result.verdict,
+            result.deprecated,
+        )
         assert (item.token_rate, item.checked) == (result.token_rate, result.checked)
 
 
@@ -378,3 +382,56 @@ def test_parallel_json_sweeps_share_the_kept_json(repo: Path, tmp_path: Path) ->
     cold, _ = json_sweep(repo, tmp_path / "cache", jobs=2)
     warm, stats = json_sweep(repo, tmp_path / "cache", jobs=2)
     assert cold == plain and warm == plain and stats.misses == 0
+
+
+@pytest.mark.parametrize(
+    ("column", "value"),
+    [
+        ("json", 12),
+        ("json", "    {text, not bytes}"),
+        ("json", b"\xff\xfe not json"),
+        ("json", b'    {\n      "verdict": "pass"\xff}'),
+        ("json", b'    {\n      "id": "no verdict, no binding"\n    }'),
+        ("json", b'    {\n      "verdict": "no-such",\n      "deprecated": false,\n    }'),
+        ("sig", None),
+        ("deps", "not bytes"),
+        ("result", b"garbage"),
+    ],
+)
+def test_a_garbled_row_is_a_miss_in_either_format(
+    repo: Path, tmp_path: Path, column: str, value: object
+) -> None:
+    """A cache is a file anyone on the machine may have edited. A value of the wrong type is
+    refused by SQLite (a STRICT table) or by `row`; a value roofbot could not have written
+    makes the row a miss, or (report JSON whose header fields can't be read back) is
+    written again. The reports stay the cold ones, and nothing crashes."""
+    plain_json, _ = json_sweep(repo, None)
+    plain_text, _ = sweep(repo, None)
+    json_sweep(repo, tmp_path / "cache")
+    spec = CacheSpec.for_repo(Repository.open(repo), tmp_path / "cache", repo)
+    with sqlite3.connect(spec.db) as db:
+        try:
+            db.execute(f"UPDATE results SET {column} = ?", (value,))
+        except sqlite3.IntegrityError:  # "cannot store TEXT value in BLOB column"
+            assert cache_module._STRICT
+    assert json_sweep(repo, tmp_path / "cache")[0] == plain_json
+    assert sweep(repo, tmp_path / "cache")[0] == plain_text
+
+
+def test_the_header_fields_read_back_from_each_kept_json(
+    fixtures_repo: Repository,
+) -> None:
+    """A warm JSON sweep counts its header from the kept report JSON itself, so the counts
+    and the records written can't disagree: every fixture record's verdict, deprecated and
+    checked read back as the result has them."""
+    from roofbot.links import gotcha_paths
+    from roofbot.render.json_report import kept_head, record_text
+
+    gotchas = gotcha_paths(fixtures_repo.config, fixtures_repo.catalogue())
+    results = run_check(fixtures_repo, calibration=False).records
+    assert {r.checked for r in results} == {True, False}
+    assert any(r.deprecated for r in results)
+    for r in results:
+        text = record_text(r, gotchas).encode("utf-8")
+        assert kept_head(text) == (r.verdict, r.deprecated, r.checked), r.id
+    assert kept_head(b"") is None

@@ -9,8 +9,10 @@ One row per record path holds:
   sibling), a missing file included: any change there and the row is stale;
 - the fingerprint of the run: roofbot's own source, the Python and validator versions, the
   config, the catalogue and the schemas. Change any of them and no row hits;
-- the pickled result. Errors are not kept: their words come from the installed jsonschema,
-  and a broken file is quick to refuse again.
+- the pickled result, and the record's report JSON once a `--format json` run has written it
+  (a warm JSON sweep writes that text and counts its header from it, building no result).
+  Errors are not kept: their words come from the installed jsonschema, and a broken file is
+  quick to refuse again.
 
 The cache lives outside the repository (a pull request can't plant one), and its rows are
 unpickled through an allow-list of roofbot's result classes all the same. A cache that can't be
@@ -40,7 +42,7 @@ from roofbot.core.results import RecordResult
 if TYPE_CHECKING:
     from roofbot.adapters.repo import Repository
 
-FORMAT = 4
+FORMAT = 5
 """The layout of a row; a new layout starts a new file."""
 
 FLUSH_EVERY = 256
@@ -228,8 +230,7 @@ class Row(NamedTuple):
     digest: bytes
     deps_blob: bytes  # the looked-up files, pickled; `deps()` reads them
     blob: bytes
-    head: tuple[str, str | None, bool, bool]  # verdict, status, token rate, checked
-    text: str | None  # the record's report JSON, once a `--format json` run has written it
+    text: bytes | None  # the record's report JSON (UTF-8), once a `--format json` run wrote it
 
 
 @dataclass(frozen=True)
@@ -257,7 +258,7 @@ class ResultCache:
         self.spec = spec
         self._pending: list[tuple[Any, ...]] = []
         self._touched: list[tuple[bytes, str]] = []
-        self._texts: list[tuple[str, str]] = []
+        self._texts: list[tuple[bytes, str]] = []
         try:
             spec.db.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(spec.db, timeout=30, isolation_level=None)
@@ -265,8 +266,7 @@ class ResultCache:
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute(
                 "CREATE TABLE IF NOT EXISTS results (path TEXT PRIMARY KEY, fingerprint BLOB, "
-                "sig BLOB, digest BLOB, deps BLOB, result BLOB, verdict TEXT, status TEXT, "
-                "token_rate INTEGER, checked INTEGER, json TEXT) WITHOUT ROWID"
+                f"sig BLOB, digest BLOB, deps BLOB, result BLOB, json BLOB) WITHOUT ROWID{_STRICT}"
             )
             # A second connection reads the scan: in WAL mode it keeps the snapshot it
             # started with while the first one writes.
@@ -288,13 +288,12 @@ class ResultCache:
                 ).fetchone()
         except sqlite3.Error as e:
             raise CacheError(f"the result cache {self.spec.db} can't be read: {e}") from None
-        if got is None or not isinstance(got[5], str) or not isinstance(got[3], bytes):
+        if got is None:
             return None
-        status = got[6] if isinstance(got[6], str) else None
-        text = got[9] if isinstance(got[9], str) else None
-        return Row(
-            got[1], got[2], got[3], got[4], (got[5], status, bool(got[7]), bool(got[8])), text
-        )
+        _, sig, dig, deps, blob, text = got
+        if not isinstance(deps, bytes):
+            return None
+        return Row(sig, dig, deps, blob, text if isinstance(text, bytes) else None)
 
     @staticmethod
     def deps(row: Row) -> tuple[Dependency, ...] | None:
@@ -318,17 +317,16 @@ class ResultCache:
         dig: bytes,
         deps: Iterable[Dependency],
         result: RecordResult,
-        text: str | None = None,
+        text: bytes | None = None,
     ) -> None:
         blob = _dumps(result)
         deps = tuple(deps)
         deps_blob = _dumps(deps) if deps else b""
-        head = (result.verdict.value, result.status, int(result.token_rate), int(result.checked))
-        self._pending.append((path, self.spec.fingerprint, sig, dig, deps_blob, blob, *head, text))
+        self._pending.append((path, self.spec.fingerprint, sig, dig, deps_blob, blob, text))
         if len(self._pending) >= FLUSH_EVERY:
             self.flush()
 
-    def add_text(self, path: str, text: str) -> None:
+    def add_text(self, path: str, text: bytes) -> None:
         """A row's report JSON, written by a `--format json` run that unpickled it."""
         self._texts.append((text, path))
         if len(self._texts) >= FLUSH_EVERY:
@@ -345,7 +343,7 @@ class ResultCache:
         touched, self._touched = self._touched, []
         texts, self._texts = self._texts, []
         if pending:
-            self._write(f"INSERT OR REPLACE INTO results VALUES ({', '.join('?' * 11)})", pending)
+            self._write(f"INSERT OR REPLACE INTO results VALUES ({', '.join('?' * 7)})", pending)
         if touched:
             self._write("UPDATE results SET sig = ? WHERE path = ?", touched)
         if texts:
@@ -390,7 +388,11 @@ class ResultCache:
             self._db.close()
 
 
-_COLUMNS = "sig, digest, deps, result, verdict, status, token_rate, checked, json"
+_COLUMNS = "sig, digest, deps, result, json"
+
+_STRICT = ", STRICT" if sqlite3.sqlite_version_info >= (3, 37) else ""
+"""SQLite refuses a value of the wrong type in a STRICT table (3.37 and later), so a row
+can't hold, say, text where the pickled result goes; `row` checks the types either way."""
 
 _ASK: tuple[Any, ...] = ("ask",)
 """The scan can't say: ask the table."""

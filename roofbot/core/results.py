@@ -84,8 +84,7 @@ class RecordResult:
 
     @property
     def token_rate(self) -> bool:
-        """Counted in coverage: a token-rate metric with a token-rate unit, readable."""
-        return self.verdict not in (Verdict.SKIPPED, Verdict.ERROR)
+        return is_token_rate(self.verdict)
 
     @property
     def checked(self) -> bool:
@@ -95,6 +94,12 @@ class RecordResult:
         """The applied check with the highest percent: the ceiling that binds."""
         applied = [c for c in self.checks if c.applies]
         return max(applied, key=lambda c: c.percent) if applied else None
+
+
+def is_token_rate(verdict: Verdict) -> bool:
+    """Counted in coverage: a token-rate metric with a token-rate unit, readable (a record
+    of any other verdict is skipped or an error)."""
+    return verdict not in (Verdict.SKIPPED, Verdict.ERROR)
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from roofbot.core.results import (
     RoofCheck,
     Verdict,
     fails,
+    is_token_rate,
 )
 
 
@@ -142,33 +143,66 @@ SPOOL_BATCH = 256
 
 class PreRendered(NamedTuple):
     """A record whose report JSON is already written (by an earlier run, kept in the result
-    cache), with what the header counts: streaming it builds no result objects. `full()` is
-    the result itself, for the few records the run needs whole (the calibration set).
-    (A named tuple, not a dataclass: a warm sweep makes one a record, and a frozen
-    dataclass's __init__ costs several times a tuple's.)"""
+    cache), with what the header counts, read back from that JSON (`kept_head`): streaming
+    it builds no result objects. `full()` is the result itself, for the few records the run
+    needs whole (the calibration set). (A named tuple, not a dataclass: a warm sweep makes
+    one a record, and a frozen dataclass's __init__ costs several times a tuple's.)"""
 
     id: str
     verdict: Verdict
-    status: str | None
-    token_rate: bool
+    deprecated: bool
     checked: bool
-    text: str
+    text: bytes  # UTF-8, as `record_text` wrote it
     result: RecordResult | None = None
     blob: bytes | None = None
 
     @property
-    def deprecated(self) -> bool:
-        return self.status == "deprecated"
+    def token_rate(self) -> bool:
+        return is_token_rate(self.verdict)
 
-    def full(self) -> RecordResult:
+    def full(self) -> RecordResult | None:
+        """The result, None where the kept one can't be read (the run checks it again)."""
         if self.result is not None:
             return self.result
         from roofbot.adapters.cache import load_result  # only the cache makes these
 
-        got = load_result(self.blob or b"")
-        if got is None:
-            raise ValueError(f"the cached result of {self.id} can't be read")
-        return got
+        return load_result(self.blob or b"")
+
+
+_VERDICTS = {f'"{v.value}"'.encode(): v for v in Verdict}
+_KEY = b'\n      "'
+"""How `record_text` starts a key of the record object: six spaces in. Never inside a string
+value: JSON writes a newline in a string as an escape."""
+
+
+def kept_head(text: bytes) -> tuple[Verdict, bool, bool] | None:
+    """What the report's header counts of a record, read back from the report JSON that
+    `record_text` wrote for it: verdict, deprecated, checked (a roof applied). None for
+    bytes that aren't such JSON: the caller renders the record again."""
+    if not (text.startswith(b"    {\n") and text.endswith(b"}")):
+        return None
+    if not text.isascii():  # most records are; the others must at least be UTF-8
+        try:
+            text.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    verdict = _VERDICTS.get(_top_value(text, b"verdict"))
+    deprecated = _top_value(text, b"deprecated")
+    binding = _top_value(text, b"binding")
+    if verdict is None or deprecated not in (b"true", b"false") or not binding:
+        return None
+    return verdict, deprecated == b"true", binding != b"null"
+
+
+def _top_value(text: bytes, key: bytes) -> bytes:
+    """The JSON of a one-line value of the record object (b"" when the key isn't there)."""
+    head = _KEY + key + b'": '
+    at = text.find(head)
+    if at < 0:
+        return b""
+    start = at + len(head)
+    end = text.find(b"\n", start)
+    return text[start : len(text) if end < 0 else end].removesuffix(b",")
 
 
 class Tally:
@@ -204,23 +238,25 @@ def stream(
     kept: list[RecordResult] = []
     with tempfile.SpooledTemporaryFile(SPOOL_IN_MEMORY, "w+b") as spool:
         n = 0
-        batch: list[str] = []  # written SPOOL_BATCH records at a time: one write, not two a record
+        batch: list[
+            bytes
+        ] = []  # written SPOOL_BATCH records at a time: one write, not two a record
         for item in results:
             tally.add(item)
             if isinstance(item, PreRendered):
                 batch.append(item.text)
-                if keep_id(item.id):
-                    kept.append(item.full())
+                if keep_id(item.id) and (whole := item.full()) is not None:
+                    kept.append(whole)  # (one that can't be read, `finish` checks again)
             else:
-                batch.append(record_text(item, gotchas))
+                batch.append(record_text(item, gotchas).encode("utf-8"))
                 if keep_id(item.id):
                     kept.append(item)
             if len(batch) == SPOOL_BATCH:
-                spool.write(((",\n" if n else "") + ",\n".join(batch)).encode("utf-8"))
+                spool.write((b",\n" if n else b"") + b",\n".join(batch))
                 n += len(batch)
                 batch.clear()
         if batch:
-            spool.write(((",\n" if n else "") + ",\n".join(batch)).encode("utf-8"))
+            spool.write((b",\n" if n else b"") + b",\n".join(batch))
             n += len(batch)
         calibration, messages = finish(kept)
         ok = tally.failing == 0 and calibration.ok
