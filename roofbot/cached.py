@@ -185,7 +185,10 @@ class CachedChecks:
 
 def row_id(rel: str) -> str:
     """A cached record's id: only valid records are kept, and a valid record's id is its
-    file name without `.json`."""
+    file name without `.json` (sliced off where that is plainly the case: once a record)."""
+    name = rel[rel.rfind("/") + 1 :]
+    if len(name) > 5 and name.endswith(".json") and not name.startswith("."):
+        return name[:-5]
     return stem(rel)
 
 

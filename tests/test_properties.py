@@ -106,3 +106,31 @@ def test_any_json_shape_in_a_record_field_is_handled(junk: Any) -> None:
         r[field] = junk
         result = check_record(r, "r.json", CAT, Config())
         assert result.verdict in set(Verdict)
+
+
+def _plain_is_a_fixed_point(path: str) -> None:
+    from roofbot.adapters.tree import TreeError, _normalised, _plain, safe_relpath
+
+    try:
+        slow: str | None = _normalised(path)
+    except TreeError:
+        slow = None
+    if _plain(path):  # the hot path's shortcut: only where the full work changes nothing
+        assert slow == path, repr(path)
+    with contextlib.suppress(TreeError):
+        assert safe_relpath(path) == slow
+
+
+def test_the_plain_path_shortcut_agrees_with_normalising_every_short_path() -> None:
+    import itertools
+
+    pieces = ["a", "/", ".", "\\", "\x00", "b.json"]
+    for n in range(7):
+        for parts in itertools.product(pieces, repeat=n):
+            _plain_is_a_fixed_point("".join(parts))
+
+
+@settings(max_examples=500)
+@given(st.text(alphabet=st.sampled_from("ab./\\\x00 é"), max_size=30) | st.text(max_size=30))
+def test_the_plain_path_shortcut_agrees_with_normalising(path: str) -> None:
+    _plain_is_a_fixed_point(path)

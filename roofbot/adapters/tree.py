@@ -27,6 +27,12 @@ class Tree(Protocol):
 def safe_relpath(path: str) -> str:
     """Normalise a repository-relative path; refuse absolute paths, `..` and NUL bytes.
     (String work, not pathlib: this runs once a record on the sweep's hot path.)"""
+    if _plain(path):  # already normal (a listing's paths are): nothing to split and join
+        return path
+    return _normalised(path)
+
+
+def _normalised(path: str) -> str:
     s = path.replace("\\", "/")
     parts = [p for p in s.split("/") if p and p != "."]
     if s.startswith("/") or ".." in parts or not parts:
@@ -34,6 +40,20 @@ def safe_relpath(path: str) -> str:
     if "\x00" in s:
         raise TreeError(f"{path!r} contains a NUL byte")
     return "/".join(parts)
+
+
+def _plain(path: str) -> bool:
+    """A path safe_relpath would return unchanged: relative, no `.`, `..` or empty segment,
+    no backslash, no NUL."""
+    return (
+        bool(path)
+        and path[0] not in "/."
+        and path[-1] not in "/."
+        and "/." not in path
+        and "//" not in path
+        and "\\" not in path
+        and "\x00" not in path
+    )
 
 
 def too_big(path: str, size: int, limit: int) -> str:
@@ -104,7 +124,7 @@ class FolderTree:
         `normalised`: `path` already came out of safe_relpath."""
         try:
             rel = path if normalised else safe_relpath(path)
-            st = os.lstat(os.path.join(self._root, rel))
+            st = os.lstat(f"{self._root}/{rel}")
         except (OSError, TreeError):
             return None
         return st if stat.S_ISREG(st.st_mode) else None
