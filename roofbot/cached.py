@@ -25,7 +25,8 @@ from roofbot.core.catalogue import Catalogue
 from roofbot.core.check import error_result
 from roofbot.core.results import RecordResult, Verdict
 from roofbot.engine import check_bytes, check_path, stem
-from roofbot.render.json_report import PreRendered, kept_head, record_text
+from roofbot.render.json_report import PreRendered
+from roofbot.render.kept import KeptForm
 
 
 class CachedChecks:
@@ -36,13 +37,16 @@ class CachedChecks:
         repo: Repository,
         catalogue: Catalogue,
         spec: CacheSpec | None,
-        gotchas: dict[str, str | None] | None = None,
+        form: KeptForm | None = None,
+        whole: frozenset[str] = frozenset(),
     ) -> None:
-        """With `gotchas` (the report's trap links), `check` returns a cached record as its
-        report JSON (PreRendered) without building the result: the `--format json` sweep."""
+        """With a `form` (render/kept.py), `check` returns a record as what that format
+        prints of it (PreRendered), from the cache without building the result; the records
+        whose ids are in `whole` (the calibration set) come with their result too."""
         self.repo = repo
         self.catalogue = catalogue
-        self.gotchas = gotchas
+        self.form = form
+        self.whole = whole
         self.cache: ResultCache | None = None
         self.warnings: list[str] = []
         self.hits = 0
@@ -51,7 +55,7 @@ class CachedChecks:
         self._deps_ok: dict[bytes, bool] = {}  # a row's pickled dependencies: all unchanged
         if spec is not None and isinstance(repo.tree, FolderTree):
             try:
-                self.cache = spec.open()
+                self.cache = spec.open(form.column if form else None)
             except CacheError as e:
                 self.warnings.append(f"{e}; checking without it")
 
@@ -124,12 +128,12 @@ class CachedChecks:
         self.misses += 1
         if result.verdict is Verdict.ERROR or result.id != row_id(rel):  # see adapters/cache
             return result
-        if self.gotchas is None:
+        if self.form is None:
             cache.put(rel, sig, dig, deps, result)
             return result
-        text = record_text(result, self.gotchas).encode("utf-8")
-        cache.put(rel, sig, dig, deps, result, text)
-        return _pre_rendered(result, text)
+        kept = self.form.render(result, lambda: raw)
+        cache.put(rel, sig, dig, deps, result, kept)
+        return _pre_rendered(result, kept)
 
     def _dependency(self, path: str, now: int, need_digest: bool = True) -> Dependency:
         """A looked-up file as it is now: its signature and digest; (b"-", b"") if none.
@@ -169,18 +173,28 @@ class CachedChecks:
             self._deps_ok[row.deps_blob] = ok
         if not ok:
             return None
-        if self.gotchas is not None and row.text and (head := kept_head(row.text)):
-            self.hits += 1
-            return PreRendered(row_id(rel), *head, row.text, None, row.blob)
-        result = cache.result(row)
+        form = self.form
+        if form is not None and row.kept and (head := form.head(row.kept)):
+            rid = row_id(rel)
+            result = cache.result(rel, row) if rid in self.whole else None
+            if rid not in self.whole or result is not None:
+                self.hits += 1
+                return PreRendered(rid, *head, row.kept, result)
+        result = cache.result(rel, row)
         if result is None:
             return None
         self.hits += 1
-        if self.gotchas is None:
+        if form is None:
             return result
-        text = record_text(result, self.gotchas).encode("utf-8")
-        cache.add_text(rel, text)
-        return _pre_rendered(result, text)
+        kept = form.render(result, lambda: self._read(rel))
+        cache.add_kept(rel, kept)
+        return _pre_rendered(result, kept)
+
+    def _read(self, rel: str) -> bytes | None:
+        try:
+            return self.repo.tree.read(rel, MAX_BYTES)
+        except TreeError:
+            return None
 
 
 def row_id(rel: str) -> str:
@@ -192,5 +206,5 @@ def row_id(rel: str) -> str:
     return stem(rel)
 
 
-def _pre_rendered(result: RecordResult, text: bytes) -> PreRendered:
-    return PreRendered(result.id, result.verdict, result.deprecated, result.checked, text, result)
+def _pre_rendered(result: RecordResult, kept: bytes) -> PreRendered:
+    return PreRendered(result.id, result.verdict, result.deprecated, result.checked, kept, result)

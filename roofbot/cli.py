@@ -121,9 +121,15 @@ def check(
     spec = _cache_spec(repository, repo, cache_dir) if cache else None
     stats = CacheStats()
     bar = progress_for(sys.stderr, quiet)
-    if fmt == "json":  # streamed: a sweep of any size holds one record at a time
+    if fmt in ("json", "text"):  # streamed: no report of every result is built
         try:
-            ok = _stream_json(repository, rels, not no_calibration, jobs, bar, spec, stats)
+            if fmt == "json":
+                ok = _stream_json(repository, rels, not no_calibration, jobs, bar, spec, stats)
+            else:
+                ok = _stream_text(
+                    repository, rels, not no_calibration, jobs, bar, spec, stats,
+                    sys.stdout.isatty(), quiet, verbose,
+                )  # fmt: skip
         finally:
             if bar is not None:
                 bar.close()
@@ -177,14 +183,15 @@ def _stream_json(  # type: ignore[no-untyped-def]
     repository, rels: list[str] | None, calibration: bool, jobs: int, bar, cache, stats, out=None
 ) -> bool:
     from roofbot.core.results import Calibration, Message, RecordResult
-    from roofbot.engine import calibration_of, iter_rendered, todo_paths
+    from roofbot.engine import calibration_of, iter_kept, todo_paths
     from roofbot.links import gotcha_paths
     from roofbot.render import json_report
+    from roofbot.render.kept import JsonForm
 
     cfg = repository.config
     catalogue = repository.catalogue()
     gotchas = gotcha_paths(cfg, catalogue)
-    wanted = {spec.id for spec in cfg.calibration} if calibration else set()
+    wanted = frozenset(spec.id for spec in cfg.calibration) if calibration else frozenset()
 
     def finish(kept: list[RecordResult]) -> tuple[Calibration, list[Message]]:
         if not calibration:
@@ -194,11 +201,12 @@ def _stream_json(  # type: ignore[no-untyped-def]
     out = out or sys.stdout
     ok = json_report.stream(
         out,
-        iter_rendered(
+        iter_kept(
             repository,
             catalogue,
             todo_paths(repository, rels),
-            gotchas,
+            JsonForm(gotchas),
+            wanted,
             jobs,
             bar,
             cache,
@@ -211,6 +219,75 @@ def _stream_json(  # type: ignore[no-untyped-def]
         keep_id=wanted.__contains__,
     )
     out.flush()
+    return ok
+
+
+def _stream_text(  # type: ignore[no-untyped-def]
+    repository,
+    rels,
+    calibration: bool,
+    jobs: int,
+    bar,
+    cache,
+    stats,
+    color,
+    quiet,
+    verbose,
+    out=None,
+) -> bool:
+    """The text report without a report of every result: each record becomes its lines as
+    it comes (from the cache's kept lines where it has them), then all are sorted."""
+    from roofbot.core.results import Calibration, RecordResult, fails
+    from roofbot.engine import calibration_of, iter_kept, iter_results, todo_paths
+    from roofbot.render.findings import has_findings, record_findings
+    from roofbot.render.json_report import PreRendered, Tally
+    from roofbot.render.kept import TextForm
+    from roofbot.render.text import TextEntry, TextSummary, assemble, kept_entry, text_entry
+
+    cfg = repository.config
+    catalogue = repository.catalogue()
+    wanted = frozenset(spec.id for spec in cfg.calibration) if calibration else frozenset()
+    todo = todo_paths(repository, rels)
+    every = rels is None
+    form = TextForm(cfg.fail_on, cfg.deprecated_fail)
+    items = (  # verbose lines are not kept: those runs build every result
+        iter_results(repository, catalogue, todo, jobs, bar, cache, stats, every)
+        if verbose
+        else iter_kept(repository, catalogue, todo, form, wanted, jobs, bar, cache, stats, every)
+    )
+    read = _reader(repository)
+    tally = Tally(cfg.fail_on, cfg.deprecated_fail)
+    entries: list[TextEntry] = []
+    kept: dict[str, RecordResult] = {}
+    for item in items:
+        tally.add(item)
+        failing = fails(item, cfg.fail_on, cfg.deprecated_fail)
+        if isinstance(item, PreRendered):
+            entries.append(kept_entry(item.id, item.verdict, item.deprecated, failing, item.text))
+            result = item.result
+        else:
+            raw = read(item.path) if has_findings(item) else None
+            entries.append(text_entry(item, failing, verbose, record_findings(item, raw, failing)))
+            result = item
+        if result is not None and result.id in wanted:
+            kept[result.id] = result
+    cal = (
+        calibration_of(repository, catalogue, kept)
+        if calibration
+        else Calibration(False, cfg.tolerance_pp)
+    )
+    ok = tally.failing == 0 and cal.ok
+    summary = TextSummary(
+        tally.by_verdict,
+        len(entries),
+        tally.checked,
+        tally.token_rate,
+        cal,
+        repository.messages,
+        ok,
+        cfg.deprecated_fail,
+    )
+    (out or sys.stdout).write(assemble(entries, summary, color, quiet))
     return ok
 
 

@@ -21,6 +21,7 @@ from roofbot.core.results import Calibration, RecordResult, Report
 if TYPE_CHECKING:
     from roofbot.adapters.cache import CacheSpec
     from roofbot.render.json_report import PreRendered
+    from roofbot.render.kept import KeptForm
 
 Progress = Callable[[int, int], None]
 
@@ -102,20 +103,24 @@ def iter_results(
         yield r
 
 
-def iter_rendered(
+def iter_kept(
     repo: Repository,
     catalogue: Catalogue,
     todo: Sequence[str],
-    gotchas: dict[str, str | None],
+    form: KeptForm,
+    whole: frozenset[str] = frozenset(),
     jobs: int = 1,
     progress: Progress | None = None,
     cache: CacheSpec | None = None,
     stats: CacheStats | None = None,
     every_record: bool = False,
 ) -> Iterator[RecordResult | PreRendered]:
-    """`iter_results` for the JSON report: where the cache holds a record's report JSON
-    (rendered with these `gotchas` links), the record comes as that text, unbuilt."""
-    yield from _results(repo, catalogue, todo, jobs, progress, cache, stats, every_record, gotchas)
+    """`iter_results` for a report in one format: where the cache holds what that `form`
+    prints of a record, the record comes as those bytes, unbuilt (with its result where its
+    id is in `whole`)."""
+    yield from _results(
+        repo, catalogue, todo, jobs, progress, cache, stats, every_record, form, whole
+    )
 
 
 SWEEP_GEN0 = 10_000
@@ -144,7 +149,8 @@ def _results(
     cache: CacheSpec | None,
     stats: CacheStats | None,
     every_record: bool,
-    gotchas: dict[str, str | None] | None = None,
+    form: KeptForm | None = None,
+    whole: frozenset[str] = frozenset(),
 ) -> Iterator[RecordResult | PreRendered]:
     stats = stats if stats is not None else CacheStats()
     with fewer_collections():
@@ -154,7 +160,7 @@ def _results(
 
             parallel = can_parallelise(repo)
         if parallel:
-            yield from iter_parallel(repo, todo, jobs, progress, cache, stats, gotchas)
+            yield from iter_parallel(repo, todo, jobs, progress, cache, stats, form, whole)
             if cache is not None and every_record:
                 _prune(repo, catalogue, cache, todo, stats)
         elif cache is None:
@@ -165,7 +171,7 @@ def _results(
         else:
             from roofbot.cached import CachedChecks
 
-            checks = CachedChecks(repo, catalogue, cache, gotchas)
+            checks = CachedChecks(repo, catalogue, cache, form, whole)
             try:
                 for i, p in enumerate(todo):
                     yield checks.check(p)

@@ -17,18 +17,21 @@ if TYPE_CHECKING:
     from roofbot.cached import CachedChecks
     from roofbot.engine import CacheStats
     from roofbot.render.json_report import PreRendered
+    from roofbot.render.kept import KeptForm
 
 _STATE: list[CachedChecks] = []
 
 
-def _init(repo: Repository, cache: CacheSpec | None, gotchas: dict[str, str | None] | None) -> None:
+def _init(
+    repo: Repository, cache: CacheSpec | None, form: KeptForm | None, whole: frozenset[str]
+) -> None:
     import gc
 
     from roofbot.cached import CachedChecks
     from roofbot.engine import SWEEP_GEN0
 
     gc.set_threshold(SWEEP_GEN0, *gc.get_threshold()[1:])  # the worker's whole life is a sweep
-    _STATE.append(CachedChecks(repo, repo.catalogue(), cache, gotchas))
+    _STATE.append(CachedChecks(repo, repo.catalogue(), cache, form, whole))
 
 
 def _check_chunk(
@@ -55,7 +58,8 @@ def iter_parallel(
     progress: Callable[[int, int], None] | None = None,
     cache: CacheSpec | None = None,
     stats: CacheStats | None = None,
-    gotchas: dict[str, str | None] | None = None,
+    form: KeptForm | None = None,
+    whole: frozenset[str] = frozenset(),
 ) -> Iterator[RecordResult | PreRendered]:
     """The results in path order, a chunk at a time, checked on `jobs` forked workers (each
     with its own connection to the cache)."""
@@ -64,7 +68,7 @@ def iter_parallel(
     done = 0
     ctx = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(
-        jobs, mp_context=ctx, initializer=_init, initargs=(repo, cache, gotchas)
+        jobs, mp_context=ctx, initializer=_init, initargs=(repo, cache, form, whole)
     ) as ex:
         for results, hits, misses, warnings in ex.map(_check_chunk, chunks):
             if stats is not None:

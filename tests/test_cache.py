@@ -327,35 +327,39 @@ def test_a_warm_json_sweep_writes_the_kept_report_json(repo: Path, tmp_path: Pat
     assert json.loads(warm)["calibration"]["ok"] is True
 
 
-def test_json_hits_build_no_result(repo: Path, tmp_path: Path) -> None:
-    from roofbot.engine import iter_rendered
+@pytest.mark.parametrize("form_name", ["json", "text"])
+def test_kept_hits_build_no_result(repo: Path, tmp_path: Path, form_name: str) -> None:
+    """A warm sweep in either kept form returns each record as its kept bytes, the result
+    left unread, except for the records asked for whole (the calibration set)."""
+    from roofbot.engine import iter_kept
     from roofbot.links import gotcha_paths
     from roofbot.render.json_report import PreRendered
+    from roofbot.render.kept import JsonForm, KeptForm, TextForm
 
-    json_sweep(repo, tmp_path / "cache")
     repository = Repository.open(repo)
     catalogue = repository.catalogue()
-    spec = CacheSpec.for_repo(repository, tmp_path / "cache", repo)
-    items = list(
-        iter_rendered(
-            repository,
-            catalogue,
-            repository.record_paths(),
-            gotcha_paths(repository.config, catalogue),
-            cache=spec,
-        )
+    cfg = repository.config
+    form: KeptForm = (
+        JsonForm(gotcha_paths(cfg, catalogue))
+        if form_name == "json"
+        else TextForm(cfg.fail_on, cfg.deprecated_fail)
     )
-    assert all(isinstance(i, PreRendered) and i.result is None for i in items)
-    whole = {r.path: r for r in run_check(repository, calibration=False).records}
+    spec = CacheSpec.for_repo(repository, tmp_path / "cache", repo)
+    wanted = frozenset({"mpt7b-a100-bs1-per-user-decode-tps"})
+    for _ in range(2):  # the first run fills the cache, the second reads it
+        items = list(iter_kept(repository, catalogue, repository.record_paths(), form, wanted,
+                               cache=spec))  # fmt: skip
+    assert all(isinstance(i, PreRendered) for i in items)
+    whole = {r.id: r for r in run_check(repository, calibration=False).records}
     for item in items:  # what the header counts, and the result when it is asked for
-        result = item.full()
-        assert result == whole[result.path]
-        assert (item.id, item.verdict, item.deprecated) == (
-            result.id,
-            result.verdict,
-            result.deprecated,
-        )
+        assert isinstance(item, PreRendered)
+        assert (item.result is not None) == (item.id in wanted)
+        if item.result is not None:
+            assert item.result == whole[item.id]
+        result = whole[item.id]
+        assert (item.verdict, item.deprecated) == (result.verdict, result.deprecated)
         assert (item.token_rate, item.checked) == (result.token_rate, result.checked)
+        assert form.head(item.text) == (result.verdict, result.deprecated, result.checked)
 
 
 def test_a_json_sweep_after_a_text_sweep_adds_the_json(repo: Path, tmp_path: Path) -> None:
@@ -435,3 +439,72 @@ def test_the_header_fields_read_back_from_each_kept_json(
         text = record_text(r, gotchas).encode("utf-8")
         assert kept_head(text) == (r.verdict, r.deprecated, r.checked), r.id
     assert kept_head(b"") is None
+
+
+def text_sweep(
+    root: Path, cache_dir: Path | None, jobs: int = 1, *flags: str
+) -> tuple[str, CacheStats]:
+    """`roofbot check` in the text format, in this process; `flags`: quiet, verbose, color."""
+    import io
+
+    from roofbot.cli import _stream_text
+
+    repository = Repository.open(root)
+    spec = CacheSpec.for_repo(repository, cache_dir, root) if cache_dir else None
+    stats = CacheStats()
+    out = io.StringIO()
+    _stream_text(repository, None, True, jobs, None, spec, stats,
+                 "color" in flags, "quiet" in flags, "verbose" in flags, out)  # fmt: skip
+    return out.getvalue(), stats
+
+
+def text_of_the_whole_report(root: Path, *flags: str) -> str:
+    """The text report as it is rendered from a report of every result."""
+    from roofbot.cli import _reader
+    from roofbot.render.findings import by_record, findings
+    from roofbot.render.text import render_text
+
+    repository = Repository.open(root)
+    report = run_check(repository)
+    found = by_record(findings(report, _reader(repository)))
+    return render_text(report, "color" in flags, "verbose" in flags, "quiet" in flags, found)
+
+
+@pytest.mark.parametrize("flags", [(), ("quiet",), ("verbose",), ("color",), ("quiet", "color")])
+def test_the_streamed_text_report_is_the_whole_reports_text(
+    repo: Path, tmp_path: Path, flags: tuple[str, ...]
+) -> None:
+    """The default format streams each record into its lines, from the kept lines when the
+    cache has them: cold, warm and on two workers, the text is the one rendered from a
+    report of every result."""
+    add_copies(repo)  # enough records for --jobs 2 to start workers
+    whole = text_of_the_whole_report(repo, *flags)
+    assert "violation" in whole and "NOT OK" in whole
+    assert text_sweep(repo, None, 1, *flags)[0] == whole
+    cold, first = text_sweep(repo, tmp_path / "cache", 1, *flags)
+    warm, second = text_sweep(repo, tmp_path / "cache", 1, *flags)
+    two, _ = text_sweep(repo, tmp_path / "cache", 2, *flags)
+    assert cold == whole and warm == whole and two == whole
+    assert first.misses == n_records(repo) and second.hits == n_records(repo)
+
+
+def test_the_real_corpus_text_warm_is_the_real_corpus_text_cold(
+    real_repo: Repository, tmp_path: Path
+) -> None:
+    """(`real_repo` skips where the users' corpus is absent.)"""
+    whole = text_of_the_whole_report(REAL)
+    assert text_sweep(REAL, tmp_path / "cache")[0] == whole
+    warm, stats = text_sweep(REAL, tmp_path / "cache")
+    assert warm == whole and stats.hits > 0
+
+
+def test_a_text_sweep_after_a_json_sweep_adds_the_lines(repo: Path, tmp_path: Path) -> None:
+    """Each format keeps its own bytes in the same row: a row from the other format's run
+    is unpickled once, and its lines kept."""
+    json_sweep(repo, tmp_path / "cache")
+    whole = text_of_the_whole_report(repo)
+    second, _ = text_sweep(repo, tmp_path / "cache")
+    third, stats = text_sweep(repo, tmp_path / "cache")
+    json_again, json_stats = json_sweep(repo, tmp_path / "cache")
+    assert second == whole and third == whole and stats.hits == N_FIXTURES
+    assert json_again == json_sweep(repo, None)[0] and json_stats.hits == N_FIXTURES

@@ -9,8 +9,9 @@ One row per record path holds:
   sibling), a missing file included: any change there and the row is stale;
 - the fingerprint of the run: roofbot's own source, the Python and validator versions, the
   config, the catalogue and the schemas. Change any of them and no row hits;
-- the pickled result, and the record's report JSON once a `--format json` run has written it
-  (a warm JSON sweep writes that text and counts its header from it, building no result).
+- the pickled result, and what a run in the default text format or in `--format json`
+  printed of the record (render/kept.py): a warm sweep in that format writes those bytes and
+  counts its header from them, building no result.
   Errors are not kept: their words come from the installed jsonschema, and a broken file is
   quick to refuse again.
 
@@ -42,7 +43,7 @@ from roofbot.core.results import RecordResult
 if TYPE_CHECKING:
     from roofbot.adapters.repo import Repository
 
-FORMAT = 5
+FORMAT = 6
 """The layout of a row; a new layout starts a new file."""
 
 FLUSH_EVERY = 256
@@ -229,8 +230,8 @@ class Row(NamedTuple):
     sig: bytes
     digest: bytes
     deps_blob: bytes  # the looked-up files, pickled; `deps()` reads them
-    blob: bytes
-    text: bytes | None  # the record's report JSON (UTF-8), once a `--format json` run wrote it
+    blob: bytes | None  # the pickled result; None where the scan left it (`result_blob`)
+    kept: bytes | None  # what the run's format printed of the record (render/kept.py)
 
 
 @dataclass(frozen=True)
@@ -247,15 +248,22 @@ class CacheSpec:
         name = hashlib.blake2b(str(root.resolve()).encode(), digest_size=8).hexdigest()
         return cls(folder / f"results-v{FORMAT}-{name}.sqlite3", fingerprint(repo))
 
-    def open(self) -> ResultCache:
-        return ResultCache(self)
+    def open(self, kept: str | None = None) -> ResultCache:
+        return ResultCache(self, kept)
 
 
 class ResultCache:
     """One connection to a repository's cache. Raises CacheError when it can't be used."""
 
-    def __init__(self, spec: CacheSpec) -> None:
+    def __init__(self, spec: CacheSpec, kept: str | None = None) -> None:
+        """`kept`: the column of the run's kept form ("json" or "lines"): rows are read with
+        it and without the pickled result, which is fetched when it is needed; None: rows
+        are read with the result."""
+        if kept not in (None, *_KEPT):
+            raise ValueError(f"no kept form {kept!r}")
         self.spec = spec
+        self.kept = kept
+        self._columns = f"sig, digest, deps, {'NULL, ' + kept if kept else 'result, NULL'}"
         self._pending: list[tuple[Any, ...]] = []
         self._touched: list[tuple[bytes, str]] = []
         self._texts: list[tuple[bytes, str]] = []
@@ -266,13 +274,14 @@ class ResultCache:
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute(
                 "CREATE TABLE IF NOT EXISTS results (path TEXT PRIMARY KEY, fingerprint BLOB, "
-                f"sig BLOB, digest BLOB, deps BLOB, result BLOB, json BLOB) WITHOUT ROWID{_STRICT}"
+                "sig BLOB, digest BLOB, deps BLOB, lines BLOB, json BLOB, result BLOB) "
+                f"WITHOUT ROWID{_STRICT}"  # the result last: a scan without it never reads it
             )
             # A second connection reads the scan: in WAL mode it keeps the snapshot it
             # started with while the first one writes.
             reader = sqlite3.connect(spec.db, timeout=30)
             reader.execute(f"PRAGMA mmap_size={SCAN_MMAP}")
-            self._scan = _Scan(reader, spec.fingerprint)
+            self._scan = _Scan(reader, spec.fingerprint, self._columns)
         except (OSError, sqlite3.Error) as e:
             raise CacheError(f"the result cache {spec.db} can't be used: {e}") from None
 
@@ -283,17 +292,30 @@ class ResultCache:
             got = self._scan.get(path)
             if got is _ASK:
                 got = self._db.execute(
-                    f"SELECT path, {_COLUMNS} FROM results WHERE path = ? AND fingerprint = ?",
+                    f"SELECT path, {self._columns} FROM results WHERE path = ? AND fingerprint = ?",
                     (path, self.spec.fingerprint),
                 ).fetchone()
         except sqlite3.Error as e:
             raise CacheError(f"the result cache {self.spec.db} can't be read: {e}") from None
         if got is None:
             return None
-        _, sig, dig, deps, blob, text = got
+        _, sig, dig, deps, blob, kept = got
         if not isinstance(deps, bytes):
             return None
-        return Row(sig, dig, deps, blob, text if isinstance(text, bytes) else None)
+        blob = blob if isinstance(blob, bytes) else None
+        return Row(sig, dig, deps, blob, kept if isinstance(kept, bytes) else None)
+
+    def result_blob(self, path: str) -> bytes | None:
+        """The pickled result of `path`'s row, fetched alone (a scan with a kept form leaves
+        it): for the few records a run needs whole, and a row without the run's form."""
+        try:
+            got = self._db.execute(
+                "SELECT result FROM results WHERE path = ? AND fingerprint = ?",
+                (path, self.spec.fingerprint),
+            ).fetchone()
+        except sqlite3.Error as e:
+            raise CacheError(f"the result cache {self.spec.db} can't be read: {e}") from None
+        return got[0] if got is not None and isinstance(got[0], bytes) else None
 
     @staticmethod
     def deps(row: Row) -> tuple[Dependency, ...] | None:
@@ -306,9 +328,10 @@ class ResultCache:
             return None
         return deps if _is_deps(deps) else None
 
-    def result(self, row: Row) -> RecordResult | None:
+    def result(self, path: str, row: Row) -> RecordResult | None:
         """The row's result, or None (a miss) when it isn't one of roofbot's."""
-        return load_result(row.blob)
+        blob = row.blob if row.blob is not None else self.result_blob(path)
+        return load_result(blob) if blob is not None else None
 
     def put(
         self,
@@ -317,18 +340,21 @@ class ResultCache:
         dig: bytes,
         deps: Iterable[Dependency],
         result: RecordResult,
-        text: bytes | None = None,
+        kept: bytes | None = None,
     ) -> None:
+        """A new row; `kept`: what this run's form printed of the record."""
         blob = _dumps(result)
         deps = tuple(deps)
         deps_blob = _dumps(deps) if deps else b""
-        self._pending.append((path, self.spec.fingerprint, sig, dig, deps_blob, blob, text))
+        lines, json = (kept, None) if self.kept == "lines" else (None, kept)
+        row = (path, self.spec.fingerprint, sig, dig, deps_blob, lines, json, blob)
+        self._pending.append(row)
         if len(self._pending) >= FLUSH_EVERY:
             self.flush()
 
-    def add_text(self, path: str, text: bytes) -> None:
-        """A row's report JSON, written by a `--format json` run that unpickled it."""
-        self._texts.append((text, path))
+    def add_kept(self, path: str, kept: bytes) -> None:
+        """What this run's form printed of a row's record, where the row had none yet."""
+        self._texts.append((kept, path))
         if len(self._texts) >= FLUSH_EVERY:
             self.flush()
 
@@ -343,11 +369,12 @@ class ResultCache:
         touched, self._touched = self._touched, []
         texts, self._texts = self._texts, []
         if pending:
-            self._write(f"INSERT OR REPLACE INTO results VALUES ({', '.join('?' * 7)})", pending)
+            self._write(f"INSERT OR REPLACE INTO results VALUES ({', '.join('?' * 8)})", pending)
         if touched:
             self._write("UPDATE results SET sig = ? WHERE path = ?", touched)
         if texts:
-            self._write("UPDATE results SET json = ? WHERE path = ?", texts)
+            assert self.kept in _KEPT  # (an f-string of one of two column names)
+            self._write(f"UPDATE results SET {self.kept} = ? WHERE path = ?", texts)
 
     def prune(self, keep: Iterable[str]) -> None:
         """After a sweep of every record: forget the paths that are gone."""
@@ -388,7 +415,7 @@ class ResultCache:
             self._db.close()
 
 
-_COLUMNS = "sig, digest, deps, result, json"
+_KEPT = ("json", "lines")
 
 _STRICT = ", STRICT" if sqlite3.sqlite_version_info >= (3, 37) else ""
 """SQLite refuses a value of the wrong type in a STRICT table (3.37 and later), so a row
@@ -401,9 +428,10 @@ _ASK: tuple[Any, ...] = ("ask",)
 class _Scan:
     """One pass over a fingerprint's rows in path order, walked along a sorted sweep."""
 
-    def __init__(self, db: sqlite3.Connection, fingerprint: bytes) -> None:
+    def __init__(self, db: sqlite3.Connection, fingerprint: bytes, columns: str) -> None:
         self._db = db
         self._fingerprint = fingerprint
+        self._columns = columns
         self._rows: Iterator[tuple[Any, ...]] | None = None
         self._head: tuple[Any, ...] | None = None
         self._last = ""
@@ -416,7 +444,7 @@ class _Scan:
         if self._rows is None:
             self._rows = iter(
                 self._db.execute(
-                    f"SELECT path, fingerprint, {_COLUMNS} FROM results "
+                    f"SELECT path, fingerprint, {self._columns} FROM results "
                     "WHERE path >= ? ORDER BY path",
                     (path,),
                 )

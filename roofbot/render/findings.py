@@ -296,6 +296,27 @@ def _record_finding(r: RecordResult, raw: bytes | None, fails: bool) -> Finding 
     return None
 
 
+def has_findings(r: RecordResult) -> bool:
+    """Whether the record has findings at all (the others' files need not be read)."""
+    return r.verdict not in (Verdict.PASS, Verdict.SKIPPED) or bool(r.traps)
+
+
+def record_findings(r: RecordResult, raw: bytes | None, fails: bool) -> list[Finding]:
+    """One record's findings: its verdict's, then a note for each trap. `raw`: the file's
+    bytes, for the lines; `fails`: the record counts against the run."""
+    if not has_findings(r):
+        return []
+    out: list[Finding] = []
+    f = _record_finding(r, raw, fails)
+    if f is not None:
+        out.append(f)
+    text = raw.decode("utf-8", "replace") if raw is not None else ""
+    for trap, why in r.trap_notes:
+        field = _TRAP_FIELDS.get(trap, "value")
+        out.append(Finding(trap, "note", r.id, r.path, why, None, line_of(text, field), trap=True))
+    return out
+
+
 def findings(report: Report, read: Read, config_text: str | None = None) -> list[Finding]:
     """Every finding of the report, records in report order, then calibration misses."""
     failing = {id(r) for r in report.failing()}
@@ -308,26 +329,8 @@ def findings(report: Report, read: Read, config_text: str | None = None) -> list
         return cache[path]
 
     for r in report.records:
-        if r.verdict in (Verdict.PASS, Verdict.SKIPPED) and not r.traps:
-            continue
-        raw = raw_of(r.path)
-        f = _record_finding(r, raw, id(r) in failing)
-        if f is not None:
-            out.append(f)
-        text = raw.decode("utf-8", "replace") if raw is not None else ""
-        for trap, why in r.trap_notes:
-            out.append(
-                Finding(
-                    trap,
-                    "note",
-                    r.id,
-                    r.path,
-                    why,
-                    None,
-                    line_of(text, _TRAP_FIELDS.get(trap, "value")),
-                    trap=True,
-                )
-            )
+        if has_findings(r):
+            out += record_findings(r, raw_of(r.path), id(r) in failing)
     for e in report.calibration.entries:
         if e.ok:
             continue

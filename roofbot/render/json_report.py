@@ -144,30 +144,21 @@ SPOOL_BATCH = 256
 
 class PreRendered(NamedTuple):
     """A record whose report JSON is already written (by an earlier run, kept in the result
-    cache), with what the header counts, read back from that JSON (`kept_head`): streaming
-    it builds no result objects. `full()` is the result itself, for the few records the run
-    needs whole (the calibration set). (A named tuple, not a dataclass: a warm sweep makes
+    cache), with what the header counts, read back from those bytes: streaming it builds no
+    result objects. `result` is there for the few records the run needs whole (the
+    calibration set). (A named tuple, not a dataclass: a warm sweep makes
     one a record, and a frozen dataclass's __init__ costs several times a tuple's.)"""
 
     id: str
     verdict: Verdict
     deprecated: bool
     checked: bool
-    text: bytes  # UTF-8, as `record_text` wrote it
-    result: RecordResult | None = None
-    blob: bytes | None = None
+    text: bytes  # what the run's format prints of the record (render/kept.py), UTF-8
+    result: RecordResult | None = None  # for the records a run asked for whole
 
     @property
     def token_rate(self) -> bool:
         return is_token_rate(self.verdict)
-
-    def full(self) -> RecordResult | None:
-        """The result, None where the kept one can't be read (the run checks it again)."""
-        if self.result is not None:
-            return self.result
-        from roofbot.adapters.cache import load_result  # only the cache makes these
-
-        return load_result(self.blob or b"")
 
 
 _VERDICTS = {f'"{v.value}"'.encode(): v for v in Verdict}
@@ -217,6 +208,10 @@ class Tally:
         """Records per verdict, in the order the verdicts first came."""
         return {v.value: n for v, n in self._counts.items()}
 
+    @property
+    def by_verdict(self) -> dict[Verdict, int]:
+        return dict(self._counts)
+
     def add(self, r: RecordResult | PreRendered) -> None:
         verdict = r.verdict
         self._counts[verdict] = self._counts.get(verdict, 0) + 1
@@ -250,8 +245,8 @@ def stream(
             tally.add(item)
             if isinstance(item, PreRendered):
                 batch.append(item.text)
-                if keep_id(item.id) and (whole := item.full()) is not None:
-                    kept.append(whole)  # (one that can't be read, `finish` checks again)
+                if keep_id(item.id) and item.result is not None:
+                    kept.append(item.result)  # (else `finish` checks it again)
             else:
                 batch.append(record_text(item, gotchas).encode("utf-8"))
                 if keep_id(item.id):

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
-from roofbot.core.results import RecordResult, Report, RoofCheck, Verdict
+from roofbot.core.results import Calibration, Message, RecordResult, Report, RoofCheck, Verdict
 from roofbot.core.units import show_input
 from roofbot.render.findings import Finding
 
@@ -66,6 +67,68 @@ def record_lines(
     return lines
 
 
+class TextEntry(NamedTuple):
+    """One record as the text report lists it: how it sorts and counts, and its lines
+    (uncoloured: colour goes on as the report is put together)."""
+
+    verdict: Verdict
+    deprecated: bool
+    id: str
+    fails: bool
+    lines: str
+
+
+def text_entry(
+    r: RecordResult, fails: bool, verbose: bool = False, found: Sequence[Finding] = ()
+) -> TextEntry:
+    lines = "\n".join(record_lines(r, False, verbose, found))
+    return TextEntry(r.verdict, r.deprecated, r.id, fails, lines)
+
+
+def kept_lines(r: RecordResult, found: Sequence[Finding]) -> bytes:
+    """A record's lines as the result cache keeps them (the default, not verbose), after a
+    first line with what the report's header counts: verdict, deprecated, checked."""
+    head = f"{r.verdict.value} {r.deprecated:d} {r.checked:d}\n"
+    return (head + "\n".join(record_lines(r, False, False, found))).encode("utf-8")
+
+
+_VERDICTS = {v.value: v for v in Verdict}
+
+
+def kept_head(kept: bytes) -> tuple[Verdict, bool, bool] | None:
+    """`kept_lines`'s first line read back; None for bytes it didn't write."""
+    first, _, rest = kept.partition(b"\n")
+    parts = first.split(b" ")
+    if len(parts) != 3 or not rest or parts[1] not in (b"0", b"1") or parts[2] not in (b"0", b"1"):
+        return None
+    verdict = _VERDICTS.get(parts[0].decode("ascii", "replace"))
+    if verdict is None:
+        return None
+    try:
+        rest.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return verdict, parts[1] == b"1", parts[2] == b"1"
+
+
+def kept_entry(rid: str, verdict: Verdict, deprecated: bool, fails: bool, kept: bytes) -> TextEntry:
+    """The entry of a record the cache kept the lines of (its head checked by kept_head)."""
+    return TextEntry(verdict, deprecated, rid, fails, kept.partition(b"\n")[2].decode("utf-8"))
+
+
+class TextSummary(NamedTuple):
+    """What the text report's last lines say."""
+
+    counts: Mapping[Verdict, int]
+    records: int
+    checked: int
+    token_rate_records: int
+    calibration: Calibration
+    messages: Sequence[Message]
+    ok: bool
+    deprecated_fail: bool
+
+
 def render_text(
     report: Report,
     color: bool = False,
@@ -76,31 +139,46 @@ def render_text(
     """The report for a terminal. `quiet`: only the records that fail the run, and the
     summary. `found`: findings by record id, for `path:line` and what to change."""
     found = found or {}
-    out: list[str] = []
-    ordered = sorted(report.records, key=lambda r: (r.deprecated, r.verdict.rank, r.id))
+    failing = {id(r) for r in report.failing()}
+    entries = [
+        text_entry(r, id(r) in failing, verbose, found.get(r.id, ())) for r in report.records
+    ]
+    summary = TextSummary(
+        {v: report.count(v) for v in Verdict},
+        len(report.records),
+        report.checked,
+        report.token_rate_records,
+        report.calibration,
+        report.messages,
+        report.ok,
+        report.deprecated_fail,
+    )
+    return assemble(entries, summary, color, quiet)
+
+
+def assemble(entries: list[TextEntry], summary: TextSummary, color: bool, quiet: bool) -> str:
+    """The text report from its records' entries (in any order) and its summary."""
+    ordered = sorted(entries, key=lambda e: (e.deprecated, e.verdict.rank, e.id))
     if quiet:
-        failing = {id(r) for r in report.failing()}
-        ordered = [r for r in ordered if id(r) in failing]
-    current = [r for r in ordered if not r.deprecated and r.verdict is not Verdict.SKIPPED]
-    deprecated = [r for r in ordered if r.deprecated and r.verdict is not Verdict.SKIPPED]
-    for r in current:
-        out += record_lines(r, color, verbose, found.get(r.id, ()))
+        ordered = [e for e in ordered if e.fails]
+    current = [e for e in ordered if not e.deprecated and e.verdict is not Verdict.SKIPPED]
+    deprecated = [e for e in ordered if e.deprecated and e.verdict is not Verdict.SKIPPED]
+    out: list[str] = [_coloured(e, color) for e in current]
     if deprecated:
         out.append("")
         out.append(
             f"deprecated records ({len(deprecated)}, reported apart"
-            f"{'' if report.deprecated_fail else ', never fail the run'}):"
+            f"{'' if summary.deprecated_fail else ', never fail the run'}):"
         )
-        for r in deprecated:
-            out += record_lines(r, color, verbose, found.get(r.id, ()))
+        out += [_coloured(e, color) for e in deprecated]
     out.append("")
-    counts = ", ".join(f"{report.count(v)} {v.value}" for v in Verdict if report.count(v))
-    out.append(f"{len(report.records)} records: {counts}")
+    counts = ", ".join(f"{summary.counts[v]} {v.value}" for v in Verdict if summary.counts.get(v))
+    out.append(f"{summary.records} records: {counts}")
     out.append(
-        f"coverage: {report.checked} of {report.token_rate_records} token-rate records "
+        f"coverage: {summary.checked} of {summary.token_rate_records} token-rate records "
         "get an applied roof"
     )
-    cal = report.calibration
+    cal = summary.calibration
     if cal.ran:
         state = "ok" if cal.ok else "FAILED"
         out.append(
@@ -110,10 +188,17 @@ def render_text(
         for e in cal.entries:
             if not e.ok:
                 out.append(f"  MISS {e.id} {e.check}: {_clean(e.why or '', 400)}")
-    for m in report.messages[:20]:
+    for m in summary.messages[:20]:
         out.append(f"note: {_clean(m.text, 200)}")
-    out.append("ok" if report.ok else "NOT OK")
+    out.append("ok" if summary.ok else "NOT OK")
     return "\n".join(out) + "\n"
+
+
+def _coloured(e: TextEntry, color: bool) -> str:
+    """The entry's lines, its verdict word (the first 9 characters) coloured on a terminal."""
+    if not color:
+        return e.lines
+    return f"{_COLOURS[e.verdict]}{e.lines[:9]}{_RESET}{e.lines[9:]}"
 
 
 def explain_record(r: RecordResult) -> str:
