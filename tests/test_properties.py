@@ -134,3 +134,31 @@ def test_the_plain_path_shortcut_agrees_with_normalising_every_short_path() -> N
 @given(st.text(alphabet=st.sampled_from("ab./\\\x00 é"), max_size=30) | st.text(max_size=30))
 def test_the_plain_path_shortcut_agrees_with_normalising(path: str) -> None:
     _plain_is_a_fixed_point(path)
+
+
+_json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats()  # NaN and the infinities too: json.dumps writes them as NaN, Infinity
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=4)
+    | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    | st.dictionaries(st.integers() | st.booleans() | st.none(), inner, max_size=3),
+    max_leaves=25,
+)
+
+
+@settings(max_examples=400)
+@given(_json_values)
+def test_the_record_encoder_writes_what_json_dumps_writes(value: Any) -> None:
+    """record_text's encoder (the C string encoder in a Python walk) against json.dumps
+    with the same indent, byte for byte, at the depth a record sits in the report."""
+    import json
+
+    from roofbot.render.json_report import _indented
+
+    out = ["    "]
+    _indented(value, "    ", out)
+    expected = "    " + json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n    ")
+    assert "".join(out) == expected
