@@ -58,10 +58,10 @@ def cli() -> None:
 @click.option(
     "--jobs",
     "-j",
-    type=click.IntRange(1, 64),
-    default=1,
-    show_default=True,
-    help="Check on N processes (worth it from a few thousand records).",
+    type=click.IntRange(0, 64),
+    default=0,
+    help="Check on N processes. [default: 0, as many as there are CPUs (up to 8) for a "
+    "sweep of 1,000 records or more, else 1]",
 )
 @click.option(
     "--changed",

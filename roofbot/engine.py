@@ -4,6 +4,7 @@ result), check it, calibrate the instrument, and return the report. No printing.
 from __future__ import annotations
 
 import gc
+import os
 import posixpath
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -94,7 +95,7 @@ def iter_results(
     every_record: bool = False,
 ) -> Iterator[RecordResult]:
     """Each path's result, in order, one at a time (a sweep need not hold them all). `jobs` > 1
-    checks on that many processes where the tree allows it; `cache` reuses earlier results
+    checks on that many processes where the tree allows it (0: `auto_jobs`); `cache` reuses earlier results
     (a folder tree only); the results are the same either way. What the cache did, and why
     it was off if it was, goes to `stats` (a tool's diagnostic, not part of the report);
     `every_record` says `todo` is the whole corpus (the cache forgets the rest)."""
@@ -121,6 +122,23 @@ def iter_kept(
     yield from _results(
         repo, catalogue, todo, jobs, progress, cache, stats, every_record, form, whole
     )
+
+
+AUTO_JOBS_FROM = 1_000
+"""Records from which `jobs=0` (the CLI's default) checks on several processes: below it,
+starting the workers costs about what they save (bench/bench_sweep.py, 1k records)."""
+
+
+def auto_jobs(records: int) -> int:
+    """Processes for `jobs=0`: the CPUs this process may use, up to 8, for a sweep of
+    AUTO_JOBS_FROM records or more; else 1."""
+    if records < AUTO_JOBS_FROM:
+        return 1
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cpus = os.cpu_count() or 1
+    return max(1, min(cpus, 8))
 
 
 SWEEP_GEN0 = 10_000
@@ -154,6 +172,7 @@ def _results(
 ) -> Iterator[RecordResult | PreRendered]:
     stats = stats if stats is not None else CacheStats()
     with fewer_collections():
+        jobs = jobs or auto_jobs(len(todo))
         parallel = jobs > 1 and len(todo) >= 100
         if parallel:  # multiprocessing is only imported when asked for
             from roofbot.parallel import can_parallelise, iter_parallel

@@ -508,3 +508,18 @@ def test_a_text_sweep_after_a_json_sweep_adds_the_lines(repo: Path, tmp_path: Pa
     json_again, json_stats = json_sweep(repo, tmp_path / "cache")
     assert second == whole and third == whole and stats.hits == N_FIXTURES
     assert json_again == json_sweep(repo, None)[0] and json_stats.hits == N_FIXTURES
+
+
+def test_the_cli_checks_a_big_sweep_on_every_cpu_by_default(repo: Path, tmp_path: Path) -> None:
+    """`--jobs` defaults to 0: as many processes as CPUs (up to 8) from 1,000 records, and the
+    report is the one a single process writes."""
+    from roofbot.engine import AUTO_JOBS_FROM, auto_jobs
+
+    assert auto_jobs(AUTO_JOBS_FROM - 1) == 1
+    assert 1 <= auto_jobs(AUTO_JOBS_FROM) <= min(8, len(os.sched_getaffinity(0)))
+    add_copies(repo, AUTO_JOBS_FROM)
+    run = [sys.executable, "-m", "roofbot", "check", "--repo", str(repo), "--format", "json",
+           "--no-cache"]  # fmt: skip
+    default = subprocess.run(run, capture_output=True, text=True, check=False)
+    one = subprocess.run([*run, "--jobs", "1"], capture_output=True, text=True, check=False)
+    assert default.stdout == one.stdout and json.loads(default.stdout)["records"]

@@ -142,9 +142,11 @@ _json_values = st.recursive(
     | st.integers()
     | st.floats()  # NaN and the infinities too: json.dumps writes them as NaN, Infinity
     | st.text(),
-    lambda inner: st.lists(inner, max_size=4)
-    | st.dictionaries(st.text(max_size=8), inner, max_size=4)
-    | st.dictionaries(st.integers() | st.booleans() | st.none(), inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+        | st.dictionaries(st.integers() | st.booleans() | st.none(), inner, max_size=3)
+    ),
     max_leaves=25,
 )
 
