@@ -1,6 +1,7 @@
 """Peak memory of a whole-corpus sweep: generates N records (default 100,000) and runs
-`roofbot check --format json` on them in a child process, three times: without the result
-cache, filling it, and warm from it; reports each run's peak RSS and records/s.
+`roofbot check` on them in a child process, in the default text format and with
+`--format json`, three times each: without the result cache, filling it, and warm from it;
+reports each run's peak RSS (of the parent: workers are forked children) and records/s.
 
     python bench/bench_memory.py [N] [--jobs J]
 """
@@ -28,19 +29,21 @@ def main() -> None:
         root = Path(tmp) / "repo"
         generate(root, args.n)
         time.sleep(2.1)  # past the cache's racy window
-        cmd = [sys.executable, "-m", "roofbot", "check", "--repo", str(root), "--format", "json",
-               "--no-calibration", "--jobs", str(args.jobs),
-               "--cache-dir", str(Path(tmp) / "cache")]  # fmt: skip
-        for label, extra in (("no cache", ["--no-cache"]), ("filling the cache", []), ("warm", [])):
-            t = time.perf_counter()
-            with open(Path(tmp) / "report.json", "wb") as out:
-                child = subprocess.Popen([*cmd, *extra], stdout=out)
-                _, _, usage = os.wait4(child.pid, 0)
-            seconds = time.perf_counter() - t
-            size = (Path(tmp) / "report.json").stat().st_size / 1e6
-            print(f"{args.n:,} records, --jobs {args.jobs}, {label}: {seconds:.1f} s "
-                  f"({args.n / seconds:,.0f} records/s), peak RSS {usage.ru_maxrss / 1024:.0f} MB, "
-                  f"JSON report {size:.0f} MB")  # fmt: skip
+        for fmt in ("text", "json"):
+            cmd = [sys.executable, "-m", "roofbot", "check", "--repo", str(root), "--format", fmt,
+                   "--no-calibration", "--jobs", str(args.jobs),
+                   "--cache-dir", str(Path(tmp) / f"cache-{fmt}")]  # fmt: skip
+            runs = (("no cache", ["--no-cache"]), ("filling the cache", []), ("warm", []))
+            for label, extra in runs:
+                t = time.perf_counter()
+                with open(Path(tmp) / "report", "wb") as out:
+                    child = subprocess.Popen([*cmd, *extra], stdout=out)
+                    _, _, usage = os.wait4(child.pid, 0)
+                seconds = time.perf_counter() - t
+                size = (Path(tmp) / "report").stat().st_size / 1e6
+                print(f"{args.n:,} records, --format {fmt}, --jobs {args.jobs}, {label}: "
+                      f"{seconds:.1f} s ({args.n / seconds:,.0f} records/s), peak RSS "
+                      f"{usage.ru_maxrss / 1024:.0f} MB, report {size:.0f} MB")  # fmt: skip
 
 
 if __name__ == "__main__":
