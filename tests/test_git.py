@@ -159,3 +159,21 @@ def test_record_globs_never_cross_a_folder() -> None:
     assert not matches_any("data/benchmarks/sub/x.json", ["data/benchmarks/*.json"])
     assert too_big("r.json", 3000, 1024) == "r.json is 2.9 KiB, over the 1 KiB limit for one record"
     assert "over the 2 MiB limit" in too_big("r.json", 50 << 20, 2 << 20)
+
+
+def test_prefetched_paths_are_answered_without_git(pull: tuple[Path, str, str]) -> None:
+    """`prefetch` looks up many paths in one `git ls-tree` (a PR's calibration set): after
+    it, `exists` answers them from memory, as a tree without it answers them from git."""
+    repo, _base, head = pull
+    paths = [f"{B}/mpt7b-a100-bs1-per-user-decode-tps.json", f"{B}/no-such-record.json",
+             "data/accelerators/nvidia-a100-40gb-sxm4.json", "data/accelerators"]  # fmt: skip
+    with GitTree(repo, head) as plain:
+        expected = [plain.exists(p) for p in paths]
+    assert expected == [True, False, True, False]
+    with GitTree(repo, head) as tree:
+        tree.prefetch(paths)
+        (repo / ".git").rename(repo / ".git-away")  # any git command now fails
+        try:
+            assert [tree.exists(p) for p in paths] == expected
+        finally:
+            (repo / ".git-away").rename(repo / ".git")

@@ -247,6 +247,24 @@ class GitTree:
             self._paths[path] = found[0] if found else None
         return self._paths[path]
 
+    def prefetch(self, paths: Iterable[str]) -> None:
+        """Look up these paths in one `git ls-tree`, for the reads and `exists` that follow:
+        each single look-up is a process that reads the whole folder's tree object (about
+        45 ms in a folder of 100,000 records)."""
+        todo = []
+        for path in paths:
+            try:
+                path = safe_relpath(path)
+            except TreeError:
+                continue
+            if path not in self._paths and posixpath.dirname(path) not in self._folders:
+                todo.append(path)
+        if not todo or self._all is not None:
+            return
+        found = {e.path: e for e in self._ls(self.rev, "--", *todo)}
+        for path in todo:
+            self._paths[path] = found.get(path)
+
     # -------------------------------------------------------------- Tree protocol
     def glob(self, pattern: str) -> list[str]:
         pattern = safe_relpath(pattern)

@@ -4,7 +4,7 @@ file becomes an `error` result or a report message; nothing here raises for bad 
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -108,6 +108,13 @@ class Repository:
             candidate = posixpath.join(posixpath.dirname(pattern), name.replace("*", rid, 1))
             if "*" not in candidate:
                 yield candidate
+
+    def prefetch_ids(self, ids: Iterable[str]) -> None:
+        """Where the tree can look up many paths at once (a git commit), look up the files
+        of these records together: the calibration set, before a PR's check reads it."""
+        prefetch = getattr(self.tree, "prefetch", None)
+        if prefetch is not None:
+            prefetch([p for rid in ids for p in self.candidate_paths(rid)])
 
     def paths_for_id(self, rid: str) -> Iterator[str]:
         """The existing files that would hold the record `rid`."""
