@@ -177,6 +177,8 @@ def _cache_line(spec, stats, verbose: bool, quiet: bool) -> None:  # type: ignor
             f"({spec.db})",
             err=True,
         )
+    if verbose and stats.workers > 1:
+        click.echo(f"roofbot: checked on {stats.workers} processes", err=True)
 
 
 def _stream_json(  # type: ignore[no-untyped-def]

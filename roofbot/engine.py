@@ -82,6 +82,7 @@ class CacheStats:
     hits: int = 0
     misses: int = 0
     warnings: list[str] = field(default_factory=list)
+    workers: int = 1  # processes that checked records (>1: the sweep went to workers)
 
 
 def iter_results(
@@ -129,6 +130,11 @@ AUTO_JOBS_FROM = 1_000
 starting the workers costs about what they save (bench/bench_sweep.py, 1k records)."""
 
 
+AUTO_PROBE = 200
+"""With `jobs=0` and a cache, records checked on one process before the sweep decides: if
+most of them missed, the rest go to workers."""
+
+
 def auto_jobs(records: int) -> int:
     """Processes for `jobs=0`: the CPUs this process may use, up to 8, for a sweep of
     AUTO_JOBS_FROM records or more; else 1."""
@@ -172,13 +178,14 @@ def _results(
 ) -> Iterator[RecordResult | PreRendered]:
     stats = stats if stats is not None else CacheStats()
     with fewer_collections():
-        jobs = jobs or auto_jobs(len(todo))
+        auto, jobs = jobs == 0, jobs or auto_jobs(len(todo))
         parallel = jobs > 1 and len(todo) >= 100
         if parallel:  # multiprocessing is only imported when asked for
             from roofbot.parallel import can_parallelise, iter_parallel
 
             parallel = can_parallelise(repo)
-        if parallel:
+        if parallel and not (auto and cache is not None):
+            stats.workers = jobs
             yield from iter_parallel(repo, todo, jobs, progress, cache, stats, form, whole)
             if cache is not None and every_record:
                 _prune(repo, catalogue, cache, todo, stats)
@@ -190,16 +197,34 @@ def _results(
         else:
             from roofbot.cached import CachedChecks
 
+            # `jobs=0` with a cache: one process while the cache answers (workers would only
+            # slow a warm sweep: its records cost less than sending them back); the rest of
+            # the sweep goes to workers if most of the first AUTO_PROBE records missed
+            probe = AUTO_PROBE if parallel else 0
+            rest = len(todo)
             checks = CachedChecks(repo, catalogue, cache, form, whole)
             try:
                 for i, p in enumerate(todo):
                     yield checks.check(p)
                     if progress:
                         progress(i + 1, len(todo))
+                    if i + 1 == probe and 2 * checks.misses > probe:
+                        rest = probe
+                        break
             finally:
-                checks.close(todo if every_record else None)
+                checks.close(todo if every_record and rest == len(todo) else None)
                 stats.hits, stats.misses = stats.hits + checks.hits, stats.misses + checks.misses
                 stats.warnings += checks.warnings
+            if rest < len(todo):
+                stats.workers = jobs
+
+                def moved(done: int, total: int) -> None:
+                    if progress:
+                        progress(rest + done, rest + total)
+
+                yield from iter_parallel(repo, todo[rest:], jobs, moved, cache, stats, form, whole)
+                if every_record:
+                    _prune(repo, catalogue, cache, todo, stats)
 
 
 def _prune(

@@ -510,16 +510,29 @@ def test_a_text_sweep_after_a_json_sweep_adds_the_lines(repo: Path, tmp_path: Pa
     assert json_again == json_sweep(repo, None)[0] and json_stats.hits == N_FIXTURES
 
 
-def test_the_cli_checks_a_big_sweep_on_every_cpu_by_default(repo: Path, tmp_path: Path) -> None:
-    """`--jobs` defaults to 0: as many processes as CPUs (up to 8) from 1,000 records, and the
-    report is the one a single process writes."""
+def test_the_cli_checks_a_big_cold_sweep_on_every_cpu_by_default(
+    repo: Path, tmp_path: Path
+) -> None:
+    """`--jobs` defaults to 0: from 1,000 records, as many processes as CPUs (up to 8) when
+    there is no cache, or when most of the first records missed it; a warm sweep stays on
+    one process (workers would slow it). The report is always the one process's."""
     from roofbot.engine import AUTO_JOBS_FROM, auto_jobs
 
     assert auto_jobs(AUTO_JOBS_FROM - 1) == 1
-    assert 1 <= auto_jobs(AUTO_JOBS_FROM) <= min(8, len(os.sched_getaffinity(0)))
+    cpus = min(8, len(os.sched_getaffinity(0)))
+    assert auto_jobs(AUTO_JOBS_FROM) == cpus
     add_copies(repo, AUTO_JOBS_FROM)
     run = [sys.executable, "-m", "roofbot", "check", "--repo", str(repo), "--format", "json",
-           "--no-cache"]  # fmt: skip
-    default = subprocess.run(run, capture_output=True, text=True, check=False)
-    one = subprocess.run([*run, "--jobs", "1"], capture_output=True, text=True, check=False)
-    assert default.stdout == one.stdout and json.loads(default.stdout)["records"]
+           "-v", "--cache-dir", str(tmp_path / "cache")]  # fmt: skip
+
+    def check(*extra: str) -> tuple[str, str]:
+        out = subprocess.run([*run, *extra], capture_output=True, text=True, check=False)
+        return out.stdout, out.stderr
+
+    one, _ = check("--jobs", "1", "--no-cache")
+    workers = f"checked on {cpus} processes"
+    for extra in ((), ("--no-cache",)):  # the first run fills the cache: cold
+        got, said = check(*extra)
+        assert got == one and (workers in said) == (cpus > 1), said
+    warm, said = check()
+    assert warm == one and "processes" not in said and "0 checked" in said
