@@ -191,11 +191,12 @@ SPOOL_BATCH = 256
 
 
 class PreRendered(NamedTuple):
-    """A record whose report JSON is already written (by an earlier run, kept in the result
-    cache), with what the header counts, read back from those bytes: streaming it builds no
-    result objects. `result` is there for the few records the run needs whole (the
-    calibration set). (A named tuple, not a dataclass: a warm sweep makes
-    one a record, and a frozen dataclass's __init__ costs several times a tuple's.)"""
+    """A record as a report format prints it, already written (by an earlier run, kept in
+    the result cache: render/kept.py), with what the report's summary counts, read back from
+    those bytes: streaming it builds no result objects. `result` is there for the few
+    records the run needs whole (the calibration set). (A named tuple, not a dataclass: a
+    warm sweep makes one a record, and a frozen dataclass's __init__ costs several times a
+    tuple's.)"""
 
     id: str
     verdict: Verdict
