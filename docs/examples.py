@@ -23,12 +23,18 @@ EXAMPLES: dict[str, tuple[str, dict[str, object]]] = {
     "not-a-token-rate": ("alt-tpu-v6e-bf16-tps", {}),
     "bandwidth-derived-figure": (
         "local-rtx-5080-32b-q4-decode",
-        {"value": 48, "notes": "Estimated from memory bandwidth: 960 GB/s divided by the file size."},
+        {
+            "value": 48,
+            "notes": "Estimated from memory bandwidth: 960 GB/s divided by the file size.",
+        },
     ),
     "per-user-vs-aggregate": ("mpt7b-a100-bs64-aggregate-output-tps", {"value": 700}),
     "speculative-decoding": (
         "mpt7b-a100-bs1-per-user-decode-tps",
-        {"value": 150, "methodology+": " Run with EAGLE speculative decoding, 2.5 accepted tokens per step."},
+        {
+            "value": 150,
+            "methodology+": " Run with EAGLE speculative decoding, 2.5 accepted tokens per step.",
+        },
     ),
     "sparse-peak": (
         "local-rtx-pro-6000-70b-q8-decode",
