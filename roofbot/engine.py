@@ -9,6 +9,7 @@ import posixpath
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING
 
 from roofbot.adapters.jsonfile import MAX_BYTES, RecordFileError, parse_record_bytes
@@ -184,47 +185,46 @@ def _results(
             from roofbot.parallel import can_parallelise, iter_parallel
 
             parallel = can_parallelise(repo)
-        if parallel and not (auto and cache is not None):
-            stats.workers = jobs
-            yield from iter_parallel(repo, todo, jobs, progress, cache, stats, form, whole)
-            if cache is not None and every_record:
-                _prune(repo, catalogue, cache, todo, stats)
-        elif cache is None:
-            for i, p in enumerate(todo):
-                yield check_path(repo, catalogue, p)
-                if progress:
-                    progress(i + 1, len(todo))
-        else:
-            from roofbot.cached import CachedChecks
+        # Records before `rest` are checked on this process, the rest on workers. `jobs=0`
+        # with a cache starts on this process and stays there while the cache answers
+        # (workers would only slow a warm sweep: its records cost less than sending them
+        # back); if most of the first AUTO_PROBE records missed, the rest go to workers.
+        probe = AUTO_PROBE if parallel and auto and cache is not None else 0
+        rest = len(todo) if probe or not parallel else 0
+        if rest:
+            check: Callable[[str], RecordResult | PreRendered] = partial(
+                check_path, repo, catalogue
+            )
+            checks = None
+            if cache is not None:
+                from roofbot.cached import CachedChecks
 
-            # `jobs=0` with a cache: one process while the cache answers (workers would only
-            # slow a warm sweep: its records cost less than sending them back); the rest of
-            # the sweep goes to workers if most of the first AUTO_PROBE records missed
-            probe = AUTO_PROBE if parallel else 0
-            rest = len(todo)
-            checks = CachedChecks(repo, catalogue, cache, form, whole)
+                checks = CachedChecks(repo, catalogue, cache, form, whole)
+                check = checks.check
             try:
                 for i, p in enumerate(todo):
-                    yield checks.check(p)
+                    yield check(p)
                     if progress:
                         progress(i + 1, len(todo))
-                    if i + 1 == probe and 2 * checks.misses > probe:
+                    if i + 1 == probe and checks is not None and 2 * checks.misses > probe:
                         rest = probe
                         break
             finally:
-                checks.close(todo if every_record and rest == len(todo) else None)
-                stats.hits, stats.misses = stats.hits + checks.hits, stats.misses + checks.misses
-                stats.warnings += checks.warnings
-            if rest < len(todo):
-                stats.workers = jobs
+                if checks is not None:
+                    checks.close(todo if every_record and rest == len(todo) else None)
+                    stats.hits += checks.hits
+                    stats.misses += checks.misses
+                    stats.warnings += checks.warnings
+        if rest < len(todo):
+            stats.workers = jobs
 
-                def moved(done: int, total: int) -> None:
-                    if progress:
-                        progress(rest + done, rest + total)
+            def moved(done: int, total: int) -> None:
+                if progress:
+                    progress(rest + done, rest + total)
 
-                yield from iter_parallel(repo, todo[rest:], jobs, moved, cache, stats, form, whole)
-                if every_record:
-                    _prune(repo, catalogue, cache, todo, stats)
+            yield from iter_parallel(repo, todo[rest:], jobs, moved, cache, stats, form, whole)
+            if cache is not None and every_record:
+                _prune(repo, catalogue, cache, todo, stats)
 
 
 def _prune(
