@@ -287,9 +287,8 @@ def stream(
     kept: list[RecordResult] = []
     with tempfile.SpooledTemporaryFile(SPOOL_IN_MEMORY, "w+b") as spool:
         n = 0
-        batch: list[
-            bytes
-        ] = []  # written SPOOL_BATCH records at a time: one write, not two a record
+        # written SPOOL_BATCH records at a time: one write, not two a record
+        batch: list[bytes] = []
         for item in results:
             tally.add(item)
             if isinstance(item, PreRendered):
