@@ -370,16 +370,6 @@ def test_a_json_sweep_after_a_text_sweep_adds_the_json(repo: Path, tmp_path: Pat
     assert second == plain and third == plain and stats.hits == N_FIXTURES
 
 
-def test_the_real_corpus_json_warm_is_the_real_corpus_json_cold(
-    real_repo: Repository, tmp_path: Path
-) -> None:
-    """(`real_repo` skips where the users' corpus is absent.)"""
-    plain, _ = json_sweep(REAL, None)
-    json_sweep(REAL, tmp_path / "cache")
-    warm, _ = json_sweep(REAL, tmp_path / "cache")
-    assert warm == plain
-
-
 def test_parallel_json_sweeps_share_the_kept_json(repo: Path, tmp_path: Path) -> None:
     add_copies(repo)
     plain, _ = json_sweep(repo, None)
@@ -488,13 +478,21 @@ def test_the_streamed_text_report_is_the_whole_reports_text(
     assert first.misses == n_records(repo) and second.hits == n_records(repo)
 
 
-def test_the_real_corpus_text_warm_is_the_real_corpus_text_cold(
-    real_repo: Repository, tmp_path: Path
+@pytest.mark.parametrize("fmt", ["json", "text"])
+def test_the_real_corpus_warm_is_the_real_corpus_cold_in_each_streamed_format(
+    real_repo: Repository, tmp_path: Path, fmt: str
 ) -> None:
-    """(`real_repo` skips where the users' corpus is absent.)"""
-    whole = text_of_the_whole_report(REAL)
-    assert text_sweep(REAL, tmp_path / "cache")[0] == whole
-    warm, stats = text_sweep(REAL, tmp_path / "cache")
+    """Both streamed formats, cold and warm, print what the whole report renders to.
+    (`real_repo` skips where the users' corpus is absent.)"""
+    if fmt == "json":
+        from roofbot.links import gotcha_paths
+
+        gotchas = gotcha_paths(real_repo.config, real_repo.catalogue())
+        stream, whole = json_sweep, json_report.dumps(run_check(real_repo), gotchas)
+    else:
+        stream, whole = text_sweep, text_of_the_whole_report(REAL)
+    assert stream(REAL, tmp_path / "cache")[0] == whole
+    warm, stats = stream(REAL, tmp_path / "cache")
     assert warm == whole and stats.hits > 0
 
 
