@@ -185,7 +185,7 @@ def _stream_json(  # type: ignore[no-untyped-def]
     repository, rels: list[str] | None, calibration: bool, jobs: int, bar, cache, stats, out=None
 ) -> bool:
     from roofbot.core.results import Calibration, Message, RecordResult
-    from roofbot.engine import calibration_of, iter_kept, todo_paths
+    from roofbot.engine import calibration_ids, calibration_of, iter_kept, todo_paths
     from roofbot.links import gotcha_paths
     from roofbot.render import json_report
     from roofbot.render.kept import JsonForm
@@ -193,12 +193,11 @@ def _stream_json(  # type: ignore[no-untyped-def]
     cfg = repository.config
     catalogue = repository.catalogue()
     gotchas = gotcha_paths(cfg, catalogue)
-    wanted = frozenset(spec.id for spec in cfg.calibration) if calibration else frozenset()
+    wanted = calibration_ids(repository, calibration)
 
     def finish(kept: list[RecordResult]) -> tuple[Calibration, list[Message]]:
-        if not calibration:
-            return Calibration(False, cfg.tolerance_pp), repository.messages
-        return calibration_of(repository, catalogue, {r.id: r for r in kept}), repository.messages
+        seen = {r.id: r for r in kept}
+        return calibration_of(repository, catalogue, seen, calibration), repository.messages
 
     out = out or sys.stdout
     ok = json_report.stream(
@@ -239,8 +238,14 @@ def _stream_text(  # type: ignore[no-untyped-def]
 ) -> bool:
     """The text report without a report of every result: each record becomes its lines as
     it comes (from the cache's kept lines where it has them), then all are sorted."""
-    from roofbot.core.results import Calibration, RecordResult, fails
-    from roofbot.engine import calibration_of, iter_kept, iter_results, todo_paths
+    from roofbot.core.results import RecordResult, fails
+    from roofbot.engine import (
+        calibration_ids,
+        calibration_of,
+        iter_kept,
+        iter_results,
+        todo_paths,
+    )
     from roofbot.render.findings import has_findings, record_findings
     from roofbot.render.json_report import PreRendered, Tally
     from roofbot.render.kept import TextForm
@@ -248,7 +253,7 @@ def _stream_text(  # type: ignore[no-untyped-def]
 
     cfg = repository.config
     catalogue = repository.catalogue()
-    wanted = frozenset(spec.id for spec in cfg.calibration) if calibration else frozenset()
+    wanted = calibration_ids(repository, calibration)
     todo = todo_paths(repository, rels)
     every = rels is None
     form = TextForm(cfg.fail_on, cfg.deprecated_fail)
@@ -273,11 +278,7 @@ def _stream_text(  # type: ignore[no-untyped-def]
             result = item
         if result is not None and result.id in wanted:
             kept[result.id] = result
-    cal = (
-        calibration_of(repository, catalogue, kept)
-        if calibration
-        else Calibration(False, cfg.tolerance_pp)
-    )
+    cal = calibration_of(repository, catalogue, kept, calibration)
     ok = tally.failing == 0 and cal.ok
     summary = TextSummary(
         tally.by_verdict,

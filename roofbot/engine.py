@@ -237,12 +237,19 @@ def _prune(
     stats.warnings += checks.warnings
 
 
+def calibration_ids(repo: Repository, run: bool = True) -> frozenset[str]:
+    """The ids of the calibration set (none when calibration is not `run`): the records a
+    streamed report keeps whole for `calibration_of`."""
+    return frozenset(spec.id for spec in repo.config.calibration) if run else frozenset()
+
+
 def calibration_of(
-    repo: Repository, catalogue: Catalogue, seen: Mapping[str, RecordResult]
+    repo: Repository, catalogue: Catalogue, seen: Mapping[str, RecordResult], run: bool = True
 ) -> Calibration:
     """Calibrate with the results already at hand, checking the calibration records missing
-    from them (found by id, without reading the corpus)."""
-    if not repo.config.calibration:
+    from them (found by id, without reading the corpus). `run=False`: a calibration that
+    did not run (`--no-calibration`)."""
+    if not run or not repo.config.calibration:
         return Calibration(False, repo.config.tolerance_pp)
     by_id = dict(seen)
     for spec in repo.config.calibration:
@@ -275,9 +282,7 @@ def run_check(
             repo, catalogue, todo, jobs, progress, cache, stats, every_record=paths is None
         )
     )
-    cal = Calibration(False, repo.config.tolerance_pp)
-    if calibration:
-        cal = calibration_of(repo, catalogue, {r.id: r for r in results})
+    cal = calibration_of(repo, catalogue, {r.id: r for r in results}, calibration)
     return Report(
         records=tuple(results),
         calibration=cal,
