@@ -238,7 +238,7 @@ def _stream_text(  # type: ignore[no-untyped-def]
 ) -> bool:
     """The text report without a report of every result: each record becomes its lines as
     it comes (from the cache's kept lines where it has them), then all are sorted."""
-    from roofbot.core.results import RecordResult, fails
+    from roofbot.core.results import RecordResult
     from roofbot.engine import (
         calibration_ids,
         calibration_of,
@@ -267,8 +267,7 @@ def _stream_text(  # type: ignore[no-untyped-def]
     entries: list[TextEntry] = []
     kept: dict[str, RecordResult] = {}
     for item in items:
-        tally.add(item)
-        failing = fails(item, cfg.fail_on, cfg.deprecated_fail)
+        failing = tally.add(item)
         if isinstance(item, PreRendered):
             entries.append(kept_entry(item.id, item.verdict, item.deprecated, failing, item.text))
             result = item.result

@@ -261,14 +261,16 @@ class Tally:
     def by_verdict(self) -> dict[Verdict, int]:
         return dict(self._counts)
 
-    def add(self, r: RecordResult | PreRendered) -> None:
+    def add(self, r: RecordResult | PreRendered) -> bool:
+        """Count the record; returns whether it fails the run."""
         verdict = r.verdict
         self._counts[verdict] = self._counts.get(verdict, 0) + 1
         if is_token_rate(verdict):
             self.token_rate += 1
             self.checked += r.checked
-        if fails(r, self.fail_on, self.deprecated_fail):
-            self.failing += 1
+        failing = fails(r, self.fail_on, self.deprecated_fail)
+        self.failing += failing
+        return failing
 
 
 def stream(
