@@ -387,6 +387,13 @@ def test_parallel_json_sweeps_share_the_kept_json(repo: Path, tmp_path: Path) ->
         ("json", b'    {\n      "verdict": "pass"\xff}'),
         ("json", b'    {\n      "id": "no verdict, no binding"\n    }'),
         ("json", b'    {\n      "verdict": "no-such",\n      "deprecated": false,\n    }'),
+        (  # the summary fields all there, and a byte that isn't UTF-8
+            "json",
+            b'    {\n      "id": "x",\n      "path": "p",\n      "status": null,\n'
+            b'      "verdict": "pass",\n      "deprecated": false,\n      "binding": null\xff\n    }',
+        ),
+        ("lines", b"pass 0 0\nfine so far \xff"),
+        ("lines", b"no-such-verdict 0 0\nx"),
         ("sig", None),
         ("deps", "not bytes"),
         ("result", b"garbage"),
@@ -400,8 +407,10 @@ def test_a_garbled_row_is_a_miss_in_either_format(
     makes the row a miss, or (report JSON whose header fields can't be read back) is
     written again. The reports stay the cold ones, and nothing crashes."""
     plain_json, _ = json_sweep(repo, None)
-    plain_text, _ = sweep(repo, None)
+    plain_report, _ = sweep(repo, None)
+    plain_text = text_of_the_whole_report(repo)
     json_sweep(repo, tmp_path / "cache")
+    text_sweep(repo, tmp_path / "cache")  # the rows hold both kept forms
     spec = CacheSpec.for_repo(Repository.open(repo), tmp_path / "cache", repo)
     with sqlite3.connect(spec.db) as db:
         try:
@@ -409,7 +418,8 @@ def test_a_garbled_row_is_a_miss_in_either_format(
         except sqlite3.IntegrityError:  # "cannot store TEXT value in BLOB column"
             assert cache_module._STRICT
     assert json_sweep(repo, tmp_path / "cache")[0] == plain_json
-    assert sweep(repo, tmp_path / "cache")[0] == plain_text
+    assert text_sweep(repo, tmp_path / "cache")[0] == plain_text
+    assert sweep(repo, tmp_path / "cache")[0] == plain_report
 
 
 def test_the_header_fields_read_back_from_each_kept_json(

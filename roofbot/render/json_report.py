@@ -219,14 +219,10 @@ value: JSON writes a newline in a string as an escape."""
 def kept_head(text: bytes) -> tuple[Verdict, bool, bool] | None:
     """What the report's header counts of a record, read back from the report JSON that
     `record_text` wrote for it: verdict, deprecated, checked (a roof applied). None for
-    bytes that aren't such JSON: the caller renders the record again."""
+    bytes that aren't such JSON: the caller renders the record again. (That the bytes are
+    UTF-8 is render/kept.py's check, for both forms.)"""
     if not (text.startswith(b"    {\n") and text.endswith(b"}")):
         return None
-    if not text.isascii():  # most records are; the others must at least be UTF-8
-        try:
-            text.decode("utf-8")
-        except UnicodeDecodeError:
-            return None
     head = _HEAD.match(text)
     verdict = _VERDICTS.get(head[1]) if head else None
     binding = text.find(_BINDING)

@@ -1,7 +1,8 @@
 """What the result cache keeps of a record's report beside its result, so that a warm sweep
 writes it without building the result: the JSON report's record object, or the text report's
 lines. Each form renders a result to bytes, and reads back from those bytes what the report's
-header counts (verdict, deprecated, checked), or None for bytes it did not write."""
+header counts (verdict, deprecated, checked), or None for bytes it did not write (or that
+are not UTF-8)."""
 
 from __future__ import annotations
 
@@ -24,7 +25,9 @@ class KeptForm(Protocol):
         """The kept bytes; `read` gives the record file's bytes, where the form needs them."""
         ...
 
-    def head(self, kept: bytes) -> Head | None: ...
+    def head(self, kept: bytes) -> Head | None:
+        """What the summary counts, read back; None for bytes this form did not write."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -38,7 +41,7 @@ class JsonForm:
         return json_report.record_text(result, self.gotchas).encode("utf-8")
 
     def head(self, kept: bytes) -> Head | None:
-        return json_report.kept_head(kept)
+        return json_report.kept_head(kept) if _utf8(kept) else None
 
 
 @dataclass(frozen=True)
@@ -57,4 +60,16 @@ class TextForm:
         return text.kept_lines(result, record_findings(result, raw, failing))
 
     def head(self, kept: bytes) -> Head | None:
-        return text.kept_head(kept)
+        return text.kept_head(kept) if _utf8(kept) else None
+
+
+def _utf8(kept: bytes) -> bool:
+    """Bytes a report may write out as they are: UTF-8 (most records are ASCII, which says
+    so without decoding)."""
+    if kept.isascii():
+        return True
+    try:
+        kept.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True

@@ -96,17 +96,14 @@ _VERDICTS = {v.value: v for v in Verdict}
 
 
 def kept_head(kept: bytes) -> tuple[Verdict, bool, bool] | None:
-    """`kept_lines`'s first line read back; None for bytes it didn't write."""
+    """`kept_lines`'s first line read back; None for bytes it didn't write (that the bytes
+    are UTF-8 is render/kept.py's check, for both forms)."""
     first, _, rest = kept.partition(b"\n")
     parts = first.split(b" ")
     if len(parts) != 3 or not rest or parts[1] not in (b"0", b"1") or parts[2] not in (b"0", b"1"):
         return None
     verdict = _VERDICTS.get(parts[0].decode("ascii", "replace"))
     if verdict is None:
-        return None
-    try:
-        rest.decode("utf-8")
-    except UnicodeDecodeError:
         return None
     return verdict, parts[1] == b"1", parts[2] == b"1"
 
