@@ -4,7 +4,6 @@ the quoted words it came from."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from roofbot.core.provenance import quote
@@ -16,11 +15,27 @@ MAX_TEXT = 20_000
 """Characters of one field that extraction reads: records are short, hostile ones are not."""
 
 
-@dataclass(frozen=True)
 class Hit(Generic[T]):
-    value: T
-    rule: str
-    source: str  # field: "quoted words"
+    """A rule's value and where it came from. `source` is `field: "quoted words"`; a hit a
+    rule found quotes its words only when asked, since most hits lose to another and are
+    never shown (a hit built from elsewhere, as a format record, gives its source)."""
+
+    __slots__ = ("_at", "_source", "rule", "value")
+
+    def __init__(
+        self, value: T, rule: str, source: str = "", at: tuple[str, str, int, int] | None = None
+    ) -> None:
+        self.value = value
+        self.rule = rule
+        self._source = source
+        self._at = at  # (field, text, start, end) of the match
+
+    @property
+    def source(self) -> str:
+        return quote(*self._at) if self._at is not None else self._source
+
+    def __repr__(self) -> str:
+        return f"Hit({self.value!r}, {self.rule!r}, {self.source!r})"
 
 
 class TextFields(dict[str, str]):
@@ -49,9 +64,10 @@ def find(rules: Iterable[Rule[T]], fields: Mapping[str, str], names: Iterable[st
         for rule in rules:
             if not rule.may_match(low):
                 continue
+            read, label = rule.read, rule.name
             for a, b in _windows(rule, text, low):
                 for m in rule.pattern.finditer(text, a, b):
-                    hits.append(Hit(rule.read(m), rule.name, quote(name, text, m.start(), m.end())))
+                    hits.append(Hit(read(m), label, at=(name, text, m.start(), m.end())))
     return hits
 
 
