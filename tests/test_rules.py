@@ -56,6 +56,18 @@ def test_needles_are_sound_on_arbitrary_text(text: str) -> None:
             assert r.may_match(text.casefold()), (r.name, text)
 
 
+@settings(max_examples=150)
+@given(st.lists(st.one_of(st.sampled_from(PHRASES), NOISE), min_size=1, max_size=16).map(" ".join))
+def test_find_reads_what_a_whole_scan_reads(text: str) -> None:
+    """`find` writes the needle test out and scans only windows of long texts (up to 16
+    phrases here, so both happen): it reads exactly what each pattern reads over the whole."""
+    from roofbot.core.extract import find
+
+    for r in ALL_RULES:
+        whole = [r.read(m) for m in r.pattern.finditer(text)]
+        assert [h.value for h in find((r,), {"f": text}, ("f",))] == whole, (r.name, text)
+
+
 def test_windowed_scanning_finds_what_a_whole_scan_finds(real_repo) -> None:  # type: ignore[no-untyped-def]
     """Over every text field of the real corpus, each rule windowed == each rule whole."""
     from roofbot.core.extract import TextFields, find
