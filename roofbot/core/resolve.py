@@ -599,9 +599,17 @@ class _Resolver:
         own = self.record.get("id")
         found = []
         for name in ("unit", "methodology", "notes"):
-            for m in _ID_MENTION.finditer(self.text[name][:20_000]):
-                if m[0] != own and m[0] not in found:
-                    found.append(m[0])
+            # an id has no whitespace and three dashes: only such words are scanned (the
+            # pattern's lookarounds see whitespace at a word's edges either way)
+            text = self.text[name][:20_000]
+            if text.count("-") < 3:
+                continue
+            for word in text.split():
+                if word.count("-") < 3:
+                    continue
+                for m in _ID_MENTION.finditer(word):
+                    if m[0] != own and m[0] not in found:
+                        found.append(m[0])
         return tuple(found)
 
 
