@@ -86,6 +86,32 @@ def test_windowed_scanning_finds_what_a_whole_scan_finds(real_repo) -> None:  # 
                 assert windowed == [v for v, _ in whole], (path, field, r.name)
 
 
+def test_no_real_match_reaches_more_than_half_a_window_from_its_needle(real_repo) -> None:  # type: ignore[no-untyped-def]
+    """The window's margin: over the real records' texts and every rule's examples, each match
+    holds a needle no further than WINDOW // 2 characters from either end of the match."""
+    from roofbot.core.extract import WINDOW
+
+    texts = [t for r in ALL_RULES for t, _ in r.examples]
+    for path in real_repo.record_paths():
+        data = real_repo.read(path).data
+        texts += [v for k, v in data.items() if k in ("name", "model", "unit", "methodology", "notes") and isinstance(v, str)]  # fmt: skip
+    reach = {}
+    for r in ALL_RULES:
+        for text in texts if r.needles else ():
+            low = text.casefold()
+            for m in r.pattern.finditer(text) if len(low) == len(text) else ():
+                a, b = m.span()
+                near = [
+                    max(i - a, b - i - len(n))
+                    for n in r.needles
+                    for i in range(a, b)
+                    if low.startswith(n, i) and i + len(n) <= b
+                ]
+                assert near, (r.name, text[a:b])  # a match without a needle: the gate is wrong
+                reach[r.name] = max(reach.get(r.name, 0), min(near))
+    assert max(reach.values()) <= WINDOW // 2, sorted(reach.items(), key=lambda kv: -kv[1])[:3]
+
+
 def test_8192_tokens_is_not_a_batch() -> None:
     from roofbot.core.rules import BATCH_RULES
 
