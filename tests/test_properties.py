@@ -185,3 +185,16 @@ def test_sibling_ids_read_word_by_word_are_those_a_whole_scan_finds(text: str) -
     r = _Resolver(record, CAT, {}, text_fields(record))
     whole = [m[0] for m in _ID_MENTION.finditer(text) if m[0] != record["id"]]
     assert r.siblings() == tuple(dict.fromkeys(whole))
+
+
+@settings(max_examples=300)
+@given(st.text(max_size=200), st.integers(min_value=2, max_value=200))
+def test_text_cleaning_skips_the_walk_only_where_it_would_change_nothing(
+    text: str, limit: int
+) -> None:
+    """`_clean` walks the characters only when some aren't printable; either way it gives
+    what walking every character gives."""
+    from roofbot.render.text import _clean
+
+    walked = " ".join("".join(ch if ch.isprintable() else " " for ch in text).split())
+    assert _clean(text, limit) == (walked if len(walked) <= limit else walked[: limit - 1] + "…")

@@ -22,8 +22,9 @@ _RESET = "\x1b[0m"
 
 def _clean(text: str, limit: int = 160) -> str:
     """One line, no control characters: record text is a stranger's."""
-    out = "".join(ch if ch.isprintable() else " " for ch in text)
-    out = " ".join(out.split())
+    if not text.isprintable():  # most text is: then it needs no walk character by character
+        text = "".join(ch if ch.isprintable() else " " for ch in text)
+    out = " ".join(text.split())
     return out if len(out) <= limit else out[: limit - 1] + "…"
 
 
