@@ -24,7 +24,7 @@ from roofbot.adapters.tree import FolderTree, TreeError, safe_relpath
 from roofbot.core.catalogue import Catalogue
 from roofbot.core.check import error_result
 from roofbot.core.results import RecordResult, Verdict
-from roofbot.engine import check_bytes, check_path, stem
+from roofbot.engine import check_bytes, check_path, read_record, stem
 from roofbot.render.json_report import PreRendered
 from roofbot.render.kept import KeptForm
 
@@ -42,7 +42,9 @@ class CachedChecks:
     ) -> None:
         """With a `form` (render/kept.py), `check` returns a record as what that format
         prints of it (PreRendered), from the cache without building the result; the records
-        whose ids are in `whole` (the calibration set) come with their result too."""
+        whose ids are in `whole` (the calibration set) come with their result too. Without a
+        cache (`spec` None) a form still pays: a record is rendered with the bytes its check
+        read, where the report would read its file again for line numbers."""
         self.repo = repo
         self.catalogue = catalogue
         self.form = form
@@ -65,7 +67,14 @@ class CachedChecks:
                 return self._through(self.cache, path)
             except CacheError as e:
                 self._off(e)
-        return check_path(self.repo, self.catalogue, path)
+        if self.form is None:
+            return check_path(self.repo, self.catalogue, path)
+        got = read_record(self.repo, path)  # rendered with the bytes the check read
+        if isinstance(got, RecordResult):
+            return got
+        rel, raw = got
+        result = check_bytes(self.repo, self.catalogue, rel, raw, self.repo.find_by_id)
+        return _pre_rendered(result, self.form.render(result, lambda: raw))
 
     def flush(self) -> None:
         if self.cache is not None:

@@ -39,6 +39,14 @@ def shown_path(path: str) -> str:
 
 
 def check_path(repo: Repository, catalogue: Catalogue, path: str) -> RecordResult:
+    got = read_record(repo, path)
+    if isinstance(got, RecordResult):
+        return got
+    return check_bytes(repo, catalogue, *got, repo.find_by_id)
+
+
+def read_record(repo: Repository, path: str) -> tuple[str, bytes] | RecordResult:
+    """A record file's normalised path and bytes, or the error result that says why not."""
     shown = shown_path(path)
     if shown != path:
         return error_result(
@@ -46,10 +54,9 @@ def check_path(repo: Repository, catalogue: Catalogue, path: str) -> RecordResul
         )
     try:
         path = safe_relpath(path)
-        raw = repo.tree.read(path, MAX_BYTES)
+        return path, repo.tree.read(path, MAX_BYTES)
     except TreeError as e:
         return error_result(stem(path), path, str(e))
-    return check_bytes(repo, catalogue, path, raw, repo.find_by_id)
 
 
 def check_bytes(
@@ -196,7 +203,7 @@ def _results(
                 check_path, repo, catalogue
             )
             checks = None
-            if cache is not None:
+            if cache is not None or form is not None:  # a form: the file is read once
                 from roofbot.cached import CachedChecks
 
                 checks = CachedChecks(repo, catalogue, cache, form, whole)

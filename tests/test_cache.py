@@ -18,6 +18,7 @@ import pytest
 from roofbot.adapters import cache as cache_module
 from roofbot.adapters.cache import CacheSpec
 from roofbot.adapters.repo import Repository
+from roofbot.core.results import Verdict
 from roofbot.engine import CacheStats, run_check
 from roofbot.render import json_report
 from tests.conftest import FIXTURES, REAL
@@ -481,6 +482,7 @@ def test_the_streamed_text_report_is_the_whole_reports_text(
     whole = text_of_the_whole_report(repo, *flags)
     assert "violation" in whole and "NOT OK" in whole
     assert text_sweep(repo, None, 1, *flags)[0] == whole
+    assert text_sweep(repo, None, 2, *flags)[0] == whole
     cold, first = text_sweep(repo, tmp_path / "cache", 1, *flags)
     warm, second = text_sweep(repo, tmp_path / "cache", 1, *flags)
     two, _ = text_sweep(repo, tmp_path / "cache", 2, *flags)
@@ -504,6 +506,27 @@ def test_the_real_corpus_warm_is_the_real_corpus_cold_in_each_streamed_format(
     assert stream(REAL, tmp_path / "cache")[0] == whole
     warm, stats = stream(REAL, tmp_path / "cache")
     assert warm == whole and stats.hits > 0
+
+
+def test_without_a_cache_the_broken_files_stream_as_the_whole_report_renders_them(
+    repo: Path,
+) -> None:
+    """Without a cache each record is rendered with the bytes its check read (on this
+    process or a worker's), errors too: both streamed formats still print the whole
+    report's rendering of the hostile fixtures."""
+    from roofbot.links import gotcha_paths
+
+    for bad in (FIXTURES / "broken").glob("*.json"):
+        shutil.copy(bad, repo / "data/benchmarks" / bad.name)
+    add_copies(repo)  # enough records for --jobs 2 to start workers
+    repository = Repository.open(repo)
+    report = run_check(repository)
+    assert sum(r.verdict is Verdict.ERROR for r in report.records) >= 15
+    gotchas = gotcha_paths(repository.config, repository.catalogue())
+    text, data = text_of_the_whole_report(repo), json_report.dumps(report, gotchas)
+    for jobs in (1, 2):
+        assert text_sweep(repo, None, jobs)[0] == text
+        assert json_sweep(repo, None, jobs)[0] == data
 
 
 def test_a_text_sweep_after_a_json_sweep_adds_the_lines(repo: Path, tmp_path: Path) -> None:
