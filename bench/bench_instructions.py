@@ -1,0 +1,96 @@
+"""Instructions, not seconds: an A/B of checkouts of roofbot counted by valgrind's cachegrind,
+for changes smaller than this machine's drift (wall-clock A/B runs here spread by 30% between
+rounds; an instruction count is the same on every run). It is a proxy: it does not see cache
+misses or branch mispredictions, so a change is kept on its wall-clock A/B too where that can
+tell.
+
+    python bench/bench_instructions.py MODE N CHECKOUT [CHECKOUT ...]
+
+MODE: `check` (`check_record` on the parsed valid records of a generated corpus of N),
+`cold` (`roofbot check --no-cache --jobs 1` over it, start-up subtracted: the run on an empty
+corpus of the same catalogue). Prints instructions a record for each checkout and the ratio
+to the first. Needs valgrind; never asserts.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_sweep import generate
+
+CHECK = r"""
+import sys
+from pathlib import Path
+from roofbot.adapters.jsonfile import MAX_BYTES, RecordFileError, parse_record_bytes
+from roofbot.adapters.repo import Repository
+from roofbot.core.check import check_record
+repo = Repository.open(Path(sys.argv[1]))
+catalogue, valid = repo.catalogue(), []
+for p in repo.record_paths():
+    try:
+        parsed = parse_record_bytes(repo.tree.read(p, MAX_BYTES))
+    except RecordFileError:
+        continue
+    if repo.validate(p, parsed) is None:
+        valid.append((parsed.data, p))
+import gc
+gc.freeze()  # as a sweep: the set-up's objects are not walked again
+gc.set_threshold(10_000, *gc.get_threshold()[1:])  # engine.SWEEP_GEN0
+for _ in range(int(sys.argv[2])):
+    for data, p in valid:
+        check_record(data, p, catalogue, repo.config, repo.find_by_id)
+print(len(valid))
+"""
+
+
+def instructions(args: list[str], cwd: Path) -> tuple[int, str]:
+    """Instructions the command ran (valgrind counts the whole process), and its stdout."""
+    out = subprocess.run(
+        ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
+         sys.executable, *args],
+        cwd=cwd, capture_output=True, text=True, check=False,
+        env={**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": str(cwd)},
+    )  # fmt: skip
+    m = re.search(r"I\s+refs:\s+([\d,]+)", out.stderr)
+    if m is None:
+        raise SystemExit(f"valgrind said:\n{out.stderr[-2000:]}")
+    return int(m[1].replace(",", "")), out.stdout
+
+
+def per_record(mode: str, checkout: Path, root: Path, empty: Path) -> float:
+    if mode == "check":
+        base, _ = instructions(["-c", CHECK, str(root), "0"], checkout)
+        full, valid = instructions(["-c", CHECK, str(root), "2"], checkout)
+        return (full - base) / (2 * int(valid))
+    run = ["-m", "roofbot", "check", "--no-cache", "--jobs", "1", "-q", "--repo"]
+    base, _ = instructions([*run, str(empty)], checkout)
+    full, _ = instructions([*run, str(root)], checkout)
+    return (full - base) / len(list((root / "data/benchmarks").glob("*.json")))
+
+
+def main() -> None:
+    if len(sys.argv) < 4 or sys.argv[1] not in ("check", "cold"):
+        raise SystemExit(__doc__)
+    mode, n, checkouts = sys.argv[1], int(sys.argv[2]), [Path(c).resolve() for c in sys.argv[3:]]
+    if shutil.which("valgrind") is None:
+        raise SystemExit("valgrind is not installed")
+    with tempfile.TemporaryDirectory() as tmp:
+        root, empty = Path(tmp) / "corpus", Path(tmp) / "empty"
+        generate(root, n)
+        generate(empty, 0)
+        counts = [per_record(mode, c, root, empty) for c in checkouts]
+    print(f"| checkout | {mode}: instructions a record ({n:,} generated) | against the first |")
+    print("|---|---|---|")
+    for c, k in zip(checkouts, counts, strict=True):
+        print(f"| {c} | {k:,.0f} | {k / counts[0]:.3f}x |")
+
+
+if __name__ == "__main__":
+    main()
