@@ -74,7 +74,7 @@ class CachedChecks:
             return got
         rel, raw = got
         result = check_bytes(self.repo, self.catalogue, rel, raw, self.repo.find_by_id)
-        return _pre_rendered(result, self.form.render(result, lambda: raw))
+        return self._pre_rendered(result, self.form.render(result, lambda: raw))
 
     def flush(self) -> None:
         if self.cache is not None:
@@ -142,7 +142,7 @@ class CachedChecks:
             return result
         kept = self.form.render(result, lambda: raw)
         cache.put(rel, sig, dig, deps, result, kept)
-        return _pre_rendered(result, kept)
+        return self._pre_rendered(result, kept)
 
     def _dependency(self, path: str, now: int, need_digest: bool = True) -> Dependency:
         """A looked-up file as it is now: its signature and digest; (b"-", b"") if none.
@@ -197,7 +197,15 @@ class CachedChecks:
             return result
         kept = form.render(result, lambda: self._read(rel))
         cache.add_kept(rel, kept)
-        return _pre_rendered(result, kept)
+        return self._pre_rendered(result, kept)
+
+    def _pre_rendered(self, result: RecordResult, kept: bytes) -> PreRendered:
+        """The record as printed; its result only where the run needs it whole (a worker
+        would otherwise pickle every record's result back to the parent, to be dropped)."""
+        whole = result if result.id in self.whole else None
+        return PreRendered(
+            result.id, result.verdict, result.deprecated, result.checked, kept, whole
+        )
 
     def _read(self, rel: str) -> bytes | None:
         try:
@@ -213,7 +221,3 @@ def row_id(rel: str) -> str:
     if len(name) > 5 and name.endswith(".json") and not name.startswith("."):
         return name[:-5]
     return stem(rel)
-
-
-def _pre_rendered(result: RecordResult, kept: bytes) -> PreRendered:
-    return PreRendered(result.id, result.verdict, result.deprecated, result.checked, kept, result)
