@@ -486,7 +486,7 @@ WEIGHT_SIZE_RULES: tuple[Rule[tuple[float, str]], ...] = (
             "96GB GDDR7 at 1792 GB/s",
             "requires about 35GB of weights",
         ),
-        needles=("weight", "size"),
+        needles=("weight", "model size", "file size", "gguf size"),  # not "batch size"
         also=("gb", "gib", "tb", "tib"),
     ),
 )
