@@ -33,7 +33,9 @@ class Rule(Generic[T_co]):
     also: tuple[str, ...] = ()
 
     def may_match(self, folded: str) -> bool:
-        """False only when no match is possible: `folded` is the text, case-folded."""
+        """False only when no match is possible: `folded` is the text, case-folded. (The
+        spec of the skip: `extract.find` writes the same test out inline, for speed, and
+        tests/test_rules.py holds both to the patterns.)"""
         return (not self.needles or any(n in folded for n in self.needles)) and (
             not self.also or any(n in folded for n in self.also)
         )
