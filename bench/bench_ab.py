@@ -23,7 +23,12 @@ import tempfile
 import time
 from pathlib import Path
 
-CHILD = r"""
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_sweep import VALID_RECORDS
+
+CHILD = (
+    VALID_RECORDS
+    + r"""
 import sys, json, time
 from pathlib import Path
 sys.path.insert(0, "bench")
@@ -33,18 +38,7 @@ paths = sorted((root / "data/benchmarks").glob("*.json"))
 if mode in ("json", "text") and not cache.exists():
     sweep(root, mode, cache, fresh=True, jobs=1)
 if mode == "check":  # check_record alone, on the valid records, parsed beforehand
-    from roofbot.adapters.jsonfile import MAX_BYTES, RecordFileError, parse_record_bytes
-    from roofbot.adapters.repo import Repository
-    from roofbot.core.check import check_record
-    repo = Repository.open(root)
-    catalogue, valid = repo.catalogue(), []
-    for p in repo.record_paths():
-        try:
-            parsed = parse_record_bytes(repo.tree.read(p, MAX_BYTES))
-        except RecordFileError:
-            continue
-        if repo.validate(p, parsed) is None:
-            valid.append((parsed.data, p))
+    repo, catalogue, valid = valid_records(root)
 
 def run():
     if mode == "check":
@@ -58,6 +52,7 @@ def run():
 
 print(json.dumps(min(run() / floor(paths) for _ in range(3))))
 """
+)
 
 
 def main() -> None:

@@ -23,24 +23,14 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_sweep import generate
+from bench_sweep import VALID_RECORDS, generate
 
-CHECK = r"""
-import sys
+CHECK = (
+    VALID_RECORDS
+    + r"""
+import gc, sys
 from pathlib import Path
-from roofbot.adapters.jsonfile import MAX_BYTES, RecordFileError, parse_record_bytes
-from roofbot.adapters.repo import Repository
-from roofbot.core.check import check_record
-repo = Repository.open(Path(sys.argv[1]))
-catalogue, valid = repo.catalogue(), []
-for p in repo.record_paths():
-    try:
-        parsed = parse_record_bytes(repo.tree.read(p, MAX_BYTES))
-    except RecordFileError:
-        continue
-    if repo.validate(p, parsed) is None:
-        valid.append((parsed.data, p))
-import gc
+repo, catalogue, valid = valid_records(Path(sys.argv[1]))
 gc.freeze()  # as a sweep: the set-up's objects are not walked again
 gc.set_threshold(10_000, *gc.get_threshold()[1:])  # engine.SWEEP_GEN0
 for _ in range(int(sys.argv[2])):
@@ -48,6 +38,7 @@ for _ in range(int(sys.argv[2])):
         check_record(data, p, catalogue, repo.config, repo.find_by_id)
 print(len(valid))
 """
+)
 
 
 def instructions(args: list[str], cwd: Path) -> tuple[int, str]:

@@ -30,6 +30,29 @@ from roofbot.engine import CacheStats
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 
+VALID_RECORDS = r"""
+from roofbot.adapters.jsonfile import MAX_BYTES, RecordFileError, parse_record_bytes
+from roofbot.adapters.repo import Repository
+from roofbot.core.check import check_record
+
+
+def valid_records(root):
+    # the repository, its catalogue and its valid records, parsed: what check_record takes
+    repo = Repository.open(root)
+    catalogue, valid = repo.catalogue(), []
+    for p in repo.record_paths():
+        try:
+            parsed = parse_record_bytes(repo.tree.read(p, MAX_BYTES))
+        except RecordFileError:
+            continue
+        if repo.validate(p, parsed) is None:
+            valid.append((parsed.data, p))
+    return repo, catalogue, valid
+"""
+"""Child-process code (bench_ab.py, bench_instructions.py) that runs `check_record` alone:
+source text, so that it runs against whichever checkout the child imports roofbot from."""
+
+
 def generate(root: Path, n: int, seed: int = 7) -> list[Path]:
     """A corpus in the records repository's layout: the fixtures' catalogue and schemas, and
     n benchmark records drawn from the fixtures' shapes (dense, MoE, multi-GPU, batched,
