@@ -42,9 +42,9 @@ class CachedChecks:
     ) -> None:
         """With a `form` (render/kept.py), `check` returns a record as what that format
         prints of it (PreRendered), from the cache without building the result; the records
-        whose ids are in `whole` (the calibration set) come with their result too. Without a
-        cache (`spec` None) a form still pays: a record is rendered with the bytes its check
-        read, where the report would read its file again for line numbers."""
+        whose ids are in `whole` (the calibration set) come with their result too. A record
+        checked here (no cache, a miss, an error) is rendered with the bytes its check read,
+        where the report would read its file again for line numbers."""
         self.repo = repo
         self.catalogue = catalogue
         self.form = form
@@ -67,14 +67,12 @@ class CachedChecks:
                 return self._through(self.cache, path)
             except CacheError as e:
                 self._off(e)
-        if self.form is None:
-            return check_path(self.repo, self.catalogue, path)
-        got = read_record(self.repo, path)  # rendered with the bytes the check read
+        got = read_record(self.repo, path)
         if isinstance(got, RecordResult):
             return got
         rel, raw = got
         result = check_bytes(self.repo, self.catalogue, rel, raw, self.repo.find_by_id)
-        return self._pre_rendered(result, self.form.render(result, lambda: raw))
+        return self._returned(result, self._kept(result, raw))
 
     def flush(self) -> None:
         if self.cache is not None:
@@ -135,14 +133,10 @@ class CachedChecks:
 
         result = check_bytes(self.repo, self.catalogue, rel, raw, lookup)
         self.misses += 1
-        if result.verdict is Verdict.ERROR or result.id != row_id(rel):  # see adapters/cache
-            return result
-        if self.form is None:
-            cache.put(rel, sig, dig, deps, result)
-            return result
-        kept = self.form.render(result, lambda: raw)
-        cache.put(rel, sig, dig, deps, result, kept)
-        return self._pre_rendered(result, kept)
+        kept = self._kept(result, raw)
+        if result.verdict is not Verdict.ERROR and result.id == row_id(rel):  # adapters/cache
+            cache.put(rel, sig, dig, deps, result, kept)
+        return self._returned(result, kept)
 
     def _dependency(self, path: str, now: int, need_digest: bool = True) -> Dependency:
         """A looked-up file as it is now: its signature and digest; (b"-", b"") if none.
@@ -197,11 +191,19 @@ class CachedChecks:
             return result
         kept = form.render(result, lambda: self._read(rel))
         cache.add_kept(rel, kept)
-        return self._pre_rendered(result, kept)
+        return self._returned(result, kept)
 
-    def _pre_rendered(self, result: RecordResult, kept: bytes) -> PreRendered:
-        """The record as printed; its result only where the run needs it whole (a worker
-        would otherwise pickle every record's result back to the parent, to be dropped)."""
+    def _kept(self, result: RecordResult, raw: bytes) -> bytes | None:
+        """What the run's form prints of a record just checked, rendered with the bytes its
+        check read (the report would otherwise read the file again for line numbers)."""
+        return self.form.render(result, lambda: raw) if self.form is not None else None
+
+    def _returned(self, result: RecordResult, kept: bytes | None) -> RecordResult | PreRendered:
+        """The record as `check` returns it: as printed where the run has a form, with its
+        result only where the run needs it whole (a worker would otherwise pickle every
+        record's result back to the parent, to be dropped)."""
+        if kept is None:
+            return result
         whole = result if result.id in self.whole else None
         return PreRendered(
             result.id, result.verdict, result.deprecated, result.checked, kept, whole

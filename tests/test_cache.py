@@ -508,12 +508,12 @@ def test_the_real_corpus_warm_is_the_real_corpus_cold_in_each_streamed_format(
     assert warm == whole and stats.hits > 0
 
 
-def test_without_a_cache_the_broken_files_stream_as_the_whole_report_renders_them(
-    repo: Path,
+def test_the_broken_files_stream_as_the_whole_report_renders_them(
+    repo: Path, tmp_path: Path
 ) -> None:
-    """Without a cache each record is rendered with the bytes its check read (on this
-    process or a worker's), errors too: both streamed formats still print the whole
-    report's rendering of the hostile fixtures."""
+    """A record checked in the sweep (no cache, or a miss) is rendered with the bytes its
+    check read, on this process or a worker's, errors too (the cache keeps no error): both
+    streamed formats still print the whole report's rendering of the hostile fixtures."""
     from roofbot.links import gotcha_paths
 
     for bad in (FIXTURES / "broken").glob("*.json"):
@@ -525,8 +525,9 @@ def test_without_a_cache_the_broken_files_stream_as_the_whole_report_renders_the
     gotchas = gotcha_paths(repository.config, repository.catalogue())
     text, data = text_of_the_whole_report(repo), json_report.dumps(report, gotchas)
     for jobs in (1, 2):
-        assert text_sweep(repo, None, jobs)[0] == text
-        assert json_sweep(repo, None, jobs)[0] == data
+        for cache in (None, tmp_path / f"cache-{jobs}", tmp_path / f"cache-{jobs}"):  # cold, warm
+            assert text_sweep(repo, cache, jobs)[0] == text
+            assert json_sweep(repo, cache, jobs)[0] == data
 
 
 def test_a_text_sweep_after_a_json_sweep_adds_the_lines(repo: Path, tmp_path: Path) -> None:
