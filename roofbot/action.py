@@ -32,7 +32,7 @@ from roofbot.adapters.git import (
 from roofbot.adapters.jsonfile import MAX_BYTES
 from roofbot.adapters.repo import CONFIG_NAME, MAX_CONFIG_BYTES, Repository, load_config_text
 from roofbot.adapters.schemas import Schemas
-from roofbot.adapters.tree import FolderTree, Tree, TreeError
+from roofbot.adapters.tree import FolderTree, Tree, TreeError, read_or_none
 from roofbot.changes import Changes, FileChange, InstrumentChange
 from roofbot.core.config import Config, ConfigError
 from roofbot.core.results import Report, Verdict
@@ -461,10 +461,8 @@ def annotations_for(report: Report, tree: Tree) -> list[A.Annotation]:
     for r in report.records:
         if r.id not in failing and r.verdict is not Verdict.SUSPECT:
             continue
-        try:
-            text = tree.read(r.path, MAX_BYTES).decode("utf-8", "replace")
-        except (TreeError, OSError):
-            text = ""
+        raw = read_or_none(tree, r.path, MAX_BYTES)
+        text = raw.decode("utf-8", "replace") if raw is not None else ""
         b = r.binding()
         what = f" at {b.percent:.1f}% of its {b.check.value}" if b else ""
         msg = f": {r.messages[0].text}" if r.messages else ""

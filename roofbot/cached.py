@@ -20,7 +20,7 @@ from roofbot.adapters.cache import (
 )
 from roofbot.adapters.jsonfile import MAX_BYTES
 from roofbot.adapters.repo import Repository
-from roofbot.adapters.tree import FolderTree, TreeError, safe_relpath
+from roofbot.adapters.tree import FolderTree, TreeError, read_or_none, safe_relpath
 from roofbot.core.catalogue import Catalogue
 from roofbot.core.check import error_result
 from roofbot.core.results import RecordResult, Verdict
@@ -189,7 +189,7 @@ class CachedChecks:
         self.hits += 1
         if form is None:
             return result
-        kept = form.render(result, lambda: self._read(rel))
+        kept = form.render(result, lambda: read_or_none(self.repo.tree, rel, MAX_BYTES))
         cache.add_kept(rel, kept)
         return self._returned(result, kept)
 
@@ -208,12 +208,6 @@ class CachedChecks:
         return PreRendered(
             result.id, result.verdict, result.deprecated, result.checked, kept, whole
         )
-
-    def _read(self, rel: str) -> bytes | None:
-        try:
-            return self.repo.tree.read(rel, MAX_BYTES)
-        except TreeError:
-            return None
 
 
 def row_id(rel: str) -> str:

@@ -329,15 +329,13 @@ def _render(  # type: ignore[no-untyped-def]
 
 
 def _reader(repository: Repository) -> Callable[[str], bytes | None]:
+    """A record file's bytes for the report's line numbers (None where unreadable)."""
+    from functools import partial
+
     from roofbot.adapters.jsonfile import MAX_BYTES
+    from roofbot.adapters.tree import read_or_none
 
-    def read(path: str) -> bytes | None:
-        try:
-            return bytes(repository.tree.read(path, MAX_BYTES))
-        except Exception:  # a file that can't be read has no line to show
-            return None
-
-    return read
+    return partial(read_or_none, repository.tree, limit=MAX_BYTES)
 
 
 def _changed_records(repository, rels: list[str]) -> list[str]:  # type: ignore[no-untyped-def]

@@ -172,3 +172,18 @@ def test_hostile_config_is_a_usage_error(tmp_path: Path, yaml_text: str) -> None
     )
     assert out.returncode == 2, out.stdout + out.stderr
     assert "Traceback" not in out.stderr and "pwned" not in out.stdout
+
+
+def test_a_file_read_for_its_line_numbers_is_none_where_it_cannot_be_read(tmp_path: Path) -> None:
+    """The report's line numbers come from `read_or_none`: a file that can't be read (gone,
+    a link, a folder, over the limit, an escaping path) shows no line; nothing raises."""
+    from roofbot.adapters.tree import FolderTree, read_or_none
+
+    (tmp_path / "ok.json").write_bytes(b'{"id": "ok"}')
+    (tmp_path / "big.json").write_bytes(b"x" * 100)
+    (tmp_path / "link.json").symlink_to(tmp_path / "ok.json")
+    (tmp_path / "folder.json").mkdir()
+    tree = FolderTree(tmp_path)
+    assert read_or_none(tree, "ok.json", 1000) == b'{"id": "ok"}'
+    for bad in ("gone.json", "link.json", "folder.json", "big.json", "../ok.json", "a\x00b"):
+        assert read_or_none(tree, bad, 50) is None, bad

@@ -71,6 +71,16 @@ def path_matches(path: str, pattern: str) -> bool:
     )
 
 
+def read_or_none(tree: Tree, path: str, limit: int) -> bytes | None:
+    """A file's bytes where a report only wants them for line numbers: None where they can't
+    be read, for any reason (no such file, a link, too big, an I/O or git failure); the
+    report then shows no line."""
+    try:
+        return tree.read(path, limit)
+    except Exception:
+        return None
+
+
 def _read_upto(fd: int, expect: int, limit: int) -> bytes:
     """Read a file descriptor to its end or to `limit` bytes. The first read asks for the
     size lstat saw plus one byte (asking for `limit` would allocate the whole limit for
