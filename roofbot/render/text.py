@@ -28,9 +28,8 @@ def _clean(text: str, limit: int = 160) -> str:
     return out if len(out) <= limit else out[: limit - 1] + "…"
 
 
-def _verdict(v: Verdict, color: bool) -> str:
-    word = f"{v.value:<9}"
-    return f"{_COLOURS[v]}{word}{_RESET}" if color else word
+_WORD = 9
+"""Characters of a record's first line that hold its verdict word (coloured on a terminal)."""
 
 
 def check_line(c: RoofCheck) -> str:
@@ -42,11 +41,12 @@ def check_line(c: RoofCheck) -> str:
 
 
 def record_lines(
-    r: RecordResult, color: bool, verbose: bool = False, found: Sequence[Finding] = ()
+    r: RecordResult, verbose: bool = False, found: Sequence[Finding] = ()
 ) -> list[str]:
+    """A record's lines, uncoloured (`_coloured` colours the verdict word)."""
     b = r.binding()
     where = f"{b.percent:6.1f}% of {b.check.value}" if b else " " * 7 + "-"
-    head = f"{_verdict(r.verdict, color)} {where:<30} {_clean(r.id, 90)}"
+    head = f"{r.verdict.value:<{_WORD}} {where:<30} {_clean(r.id, 90)}"
     lines = [head]
     show = verbose or r.verdict in (
         Verdict.ERROR,
@@ -82,7 +82,7 @@ class TextEntry(NamedTuple):
 def text_entry(
     r: RecordResult, fails: bool, verbose: bool = False, found: Sequence[Finding] = ()
 ) -> TextEntry:
-    lines = "\n".join(record_lines(r, False, verbose, found))
+    lines = "\n".join(record_lines(r, verbose, found))
     return TextEntry(r.verdict, r.deprecated, r.id, fails, lines)
 
 
@@ -90,7 +90,7 @@ def kept_lines(r: RecordResult, found: Sequence[Finding]) -> bytes:
     """A record's lines as the result cache keeps them (the default, not verbose), after a
     first line with what the report's header counts: verdict, deprecated, checked."""
     head = f"{r.verdict.value} {r.deprecated:d} {r.checked:d}\n"
-    return (head + "\n".join(record_lines(r, False, False, found))).encode("utf-8")
+    return (head + "\n".join(record_lines(r, False, found))).encode("utf-8")
 
 
 _VERDICTS = {v.value: v for v in Verdict}
@@ -193,10 +193,10 @@ def assemble(entries: list[TextEntry], summary: TextSummary, color: bool, quiet:
 
 
 def _coloured(e: TextEntry, color: bool) -> str:
-    """The entry's lines, its verdict word (the first 9 characters) coloured on a terminal."""
+    """The entry's lines, its verdict word coloured on a terminal."""
     if not color:
         return e.lines
-    return f"{_COLOURS[e.verdict]}{e.lines[:9]}{_RESET}{e.lines[9:]}"
+    return f"{_COLOURS[e.verdict]}{e.lines[:_WORD]}{_RESET}{e.lines[_WORD:]}"
 
 
 def explain_record(r: RecordResult) -> str:
