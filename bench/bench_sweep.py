@@ -103,8 +103,8 @@ def sweep(
     root: Path, fmt: str = "text", cache: Path | None = None, fresh: bool = False, jobs: int = 0
 ) -> float:
     """One `roofbot check` (`--format json` with fmt="json") as the CLI runs it, in this
-    process, with its default `--jobs` unless told: open the repository, fingerprint (with a cache), check every record, calibrate,
-    and write the whole report (to /dev/null)."""
+    process, with its default `--jobs` unless told: open the repository, fingerprint (with a
+    cache), check every record, calibrate, and write the whole report (to /dev/null)."""
     if fresh and cache is not None:
         shutil.rmtree(cache, ignore_errors=True)
     t = time.perf_counter()
@@ -121,11 +121,6 @@ def sweep(
     if cache is not None and not fresh:  # warm: every record but the broken files' errors
         assert stats.misses == broken(stats.hits + stats.misses), (stats.hits, stats.misses)
     return elapsed
-
-
-def roofbot_json(root: Path, cache: Path) -> float:
-    """`roofbot check --format json`, warm."""
-    return sweep(root, "json", cache)
 
 
 def check_jsonschema(root: Path, paths: list[Path]) -> float | None:
