@@ -116,11 +116,6 @@ def _windows(rule: Rule[T], text: str, low: str) -> list[tuple[int, int]]:
     return merged
 
 
-def first(rule: Rule[T], fields: Mapping[str, str], names: Iterable[str]) -> Hit[T] | None:
-    hits = find((rule,), fields, names)
-    return hits[0] if hits else None
-
-
 def text_fields(record: Mapping[str, object]) -> TextFields:
     """The record's free-text fields, as strings (anything else becomes empty)."""
     out = TextFields()
