@@ -8,12 +8,14 @@ tell.
 
 MODE: `check` (`check_record` on the parsed valid records of a generated corpus of N),
 `cold` (`roofbot check --no-cache --jobs 1` over it, start-up subtracted: the run on an empty
-corpus of the same catalogue). Prints instructions a record for each checkout and the ratio
-to the first. Needs valgrind; never asserts.
+corpus of the same catalogue; and check-jsonschema on the same files where it is installed,
+start-up subtracted as the run on a tenth of them). Prints instructions a record for each
+checkout and the ratio to the first. Needs valgrind; never asserts.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import shutil
@@ -66,6 +68,21 @@ def per_record(mode: str, checkout: Path, root: Path, empty: Path) -> float:
     return (full - base) / len(list((root / "data/benchmarks").glob("*.json")))
 
 
+def jsonschema_per_record(root: Path) -> float | None:
+    """check-jsonschema on the corpus's files that parse (it stops at a broken one), less
+    the same on a tenth of them, a file; None where it is not installed."""
+    if importlib.util.find_spec("check_jsonschema") is None:
+        return None
+    good = [
+        str(p) for i, p in enumerate(sorted((root / "data/benchmarks").glob("*.json"))) if i % 97
+    ]
+    run = ["-m", "check_jsonschema", "--schemafile", str(root / "schemas/benchmark.schema.json")]
+    tenth = good[: len(good) // 10]
+    full, _ = instructions([*run, *good], root)
+    part, _ = instructions([*run, *tenth], root)
+    return (full - part) / (len(good) - len(tenth))
+
+
 def main() -> None:
     if len(sys.argv) < 4 or sys.argv[1] not in ("check", "cold"):
         raise SystemExit(__doc__)
@@ -77,10 +94,13 @@ def main() -> None:
         generate(root, n)
         generate(empty, 0)
         counts = [per_record(mode, c, root, empty) for c in checkouts]
+        cj = jsonschema_per_record(root) if mode == "cold" else None
     print(f"| checkout | {mode}: instructions a record ({n:,} generated) | against the first |")
     print("|---|---|---|")
     for c, k in zip(checkouts, counts, strict=True):
         print(f"| {c} | {k:,.0f} | {k / counts[0]:.3f}x |")
+    if cj is not None:
+        print(f"| check-jsonschema (validates only) | {cj:,.0f} | {cj / counts[0]:.3f}x |")
 
 
 if __name__ == "__main__":
