@@ -5,11 +5,14 @@ misses or branch mispredictions, so a change is kept on its wall-clock A/B too w
 tell.
 
     python bench/bench_instructions.py MODE N CHECKOUT [CHECKOUT ...]
+    python bench/bench_instructions.py check REPO CHECKOUT [CHECKOUT ...]
+
 
 MODE: `check` (`check_record` on the parsed valid records of a generated corpus of N),
 `cold` (`roofbot check --no-cache --jobs 1` over it, start-up subtracted: the run on an empty
 corpus of the same catalogue; and check-jsonschema on the same files where it is installed,
-start-up subtracted as the run on a tenth of them). Prints instructions a record for each
+start-up subtracted as the run on a tenth of them). In `check` mode a records repository
+(the users' corpus) can stand in for the generated one. Prints instructions a record for each
 checkout and the ratio to the first. Needs valgrind; never asserts.
 """
 
@@ -86,21 +89,29 @@ def jsonschema_per_record(root: Path) -> float | None:
 def main() -> None:
     if len(sys.argv) < 4 or sys.argv[1] not in ("check", "cold"):
         raise SystemExit(__doc__)
-    mode, n, checkouts = sys.argv[1], int(sys.argv[2]), [Path(c).resolve() for c in sys.argv[3:]]
+    mode, n, checkouts = sys.argv[1], sys.argv[2], [Path(c).resolve() for c in sys.argv[3:]]
     if shutil.which("valgrind") is None:
         raise SystemExit("valgrind is not installed")
+    if mode == "check" and Path(n).is_dir():  # a real corpus: its records, read as they are
+        counts = [per_record(mode, c, Path(n).resolve(), Path()) for c in checkouts]
+        table(f"check: instructions a record ({n})", checkouts, counts)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         root, empty = Path(tmp) / "corpus", Path(tmp) / "empty"
-        generate(root, n)
+        generate(root, int(n))
         generate(empty, 0)
         counts = [per_record(mode, c, root, empty) for c in checkouts]
         cj = jsonschema_per_record(root) if mode == "cold" else None
-    print(f"| checkout | {mode}: instructions a record ({n:,} generated) | against the first |")
+    table(f"{mode}: instructions a record ({int(n):,} generated)", checkouts, counts)
+    if cj is not None:
+        print(f"| check-jsonschema (validates only) | {cj:,.0f} | {cj / counts[0]:.3f}x |")
+
+
+def table(title: str, checkouts: list[Path], counts: list[float]) -> None:
+    print(f"| checkout | {title} | against the first |")
     print("|---|---|---|")
     for c, k in zip(checkouts, counts, strict=True):
         print(f"| {c} | {k:,.0f} | {k / counts[0]:.3f}x |")
-    if cj is not None:
-        print(f"| check-jsonschema (validates only) | {cj:,.0f} | {cj / counts[0]:.3f}x |")
 
 
 if __name__ == "__main__":

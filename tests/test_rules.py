@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -132,3 +134,38 @@ def test_a_size_in_a_comparison_sentence_is_not_the_model_run(fixtures_repo) -> 
     r = check_record(rec, "t.json", fixtures_repo.catalogue(), fixtures_repo.config)
     params = dict(r.inputs)["params_b"]
     assert params.value == 8.03 and "data/models/llama-3-1-8b.json" in params.source
+
+
+def _lookbehind_first(pattern: str) -> str:
+    """The readable form of a digit-first number: `(\\d(?<!X\\d)\\d*` -> `(?=\\d)(?<!X)(\\d+`."""
+    return re.sub(r"\(\\d\(\?<!(\[[^\]]*\])\\d\)\\d\*", r"(?=\\d)(?<!\1)(\\d+", pattern)
+
+
+DIGIT_FIRST = [r for r in ALL_RULES if _lookbehind_first(r.pattern.pattern) != r.pattern.pattern]
+
+
+@pytest.fixture(scope="module")
+def real_texts(real_repo) -> list[str]:  # type: ignore[no-untyped-def]
+    out = [t for r in ALL_RULES for t, _ in r.examples] + [t for r in ALL_RULES for t in r.rejects]
+    for path in real_repo.record_paths():
+        data = real_repo.read(path).data
+        out += [v for v in data.values() if isinstance(v, str)]
+    return out
+
+
+def test_digit_first_numbers_read_as_their_look_behind_form(real_texts: list[str]) -> None:
+    assert len(DIGIT_FIRST) >= 6
+    for r in DIGIT_FIRST:
+        readable = re.compile(_lookbehind_first(r.pattern.pattern), r.pattern.flags)
+        for text in real_texts:
+            fast = [(m.span(), m.groups()) for m in r.pattern.finditer(text)]
+            assert fast == [(m.span(), m.groups()) for m in readable.finditer(text)], r.name
+
+
+@settings(max_examples=300)
+@given(st.lists(st.one_of(st.sampled_from(PHRASES), NOISE, st.from_regex(r"[\w.~ ]?\d{1,3}[x×B ]?", fullmatch=True)), max_size=8).map("".join))  # fmt: skip
+def test_digit_first_numbers_on_arbitrary_text(text: str) -> None:
+    for r in DIGIT_FIRST:
+        readable = re.compile(_lookbehind_first(r.pattern.pattern), r.pattern.flags)
+        fast = [(m.span(), m.groups()) for m in r.pattern.finditer(text)]
+        assert fast == [(m.span(), m.groups()) for m in readable.finditer(text)], (r.name, text)

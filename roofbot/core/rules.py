@@ -64,6 +64,13 @@ def _re(pattern: str, flags: int = re.IGNORECASE) -> re.Pattern[str]:
     return re.compile(pattern, flags)
 
 
+# A number that must not continue a word is written digit first: `(\d(?<![\w.]\d)\d*)` reads
+# "digits, the first not after a letter, digit or dot", as `(?<![\w.])(\d+)` does. A pattern
+# that opens with a look-around is tried at every character; one that opens with a digit lets
+# the engine skip to the digits (tests/test_rules.py holds each such pattern to its
+# look-behind-first form).
+
+
 # ---------------------------------------------------------------- batch (decode sequences)
 BATCH_RULES: tuple[Rule[int], ...] = (
     Rule(
@@ -119,7 +126,7 @@ BATCH_RULES: tuple[Rule[int], ...] = (
     ),
     Rule(
         "n-concurrent",
-        _re(r"(?=\d)(?<![\w.])(\d+)\s+(?:concurrent|simultaneous|in-flight)\b"),
+        _re(r"(\d(?<![\w.]\d)\d*)\s+(?:concurrent|simultaneous|in-flight)\b"),
         _int(),
         (
             ("output tokens/s aggregate across all in-flight requests (64 concurrent)", 64),
@@ -176,7 +183,7 @@ _HW_WORD = r"(?:GPUs?|cards?|accelerators?|devices?|chips?|dies|MI\d+\w*|H\d00|B
 COUNT_RULES: tuple[Rule[int], ...] = (
     Rule(
         "n-x-part",
-        re.compile(r"(?=\d)(?<![\w.-])(\d+)\s?[x×]\s?(?=(?:[A-Z]|GPU|MI\d))"),
+        re.compile(r"(\d(?<![\w.-]\d)\d*)\s?[x×]\s?(?=(?:[A-Z]|GPU|MI\d))"),
         _int(),
         (
             ("Tensor-split across 2x RX 7900 XTX under ROCm on gfx1100", 2),
@@ -202,7 +209,7 @@ COUNT_RULES: tuple[Rule[int], ...] = (
     ),
     Rule(
         "n-gpus",
-        _re(r"(?=\d)(?<![\w./])(\d+)[ -]?" + _HW_WORD + r"(?![\w-])"),
+        _re(r"(\d(?<![\w./]\d)\d*)[ -]?" + _HW_WORD + r"(?![\w-])"),
         _int(),
         (
             ("2 GPUs via HIP_VISIBLE_DEVICES=0,1", 2),
@@ -291,7 +298,7 @@ PER_DEVICE_RULE: Rule[int] = Rule(
 ONE_DEVICE_MEMORY_RULE: Rule[float] = Rule(
     "device-memory",
     _re(
-        r"(?=\d)(?<![\w.~])(\d+(?:\.\d+)?)\s?GB\s+(?:of\s+)?(?:VRAM|unified memory|HBM\w*|GDDR\w*)\b"
+        r"(\d(?<![\w.~]\d)\d*(?:\.\d+)?)\s?GB\s+(?:of\s+)?(?:VRAM|unified memory|HBM\w*|GDDR\w*)\b"
     ),
     lambda m: float(m[1]),
     (
@@ -582,7 +589,7 @@ PRECISION_RULE: Rule[str] = Rule(
 
 BITS_RULE: Rule[float] = Rule(
     "n-bit",
-    _re(r"(?=\d)(?<![\w.])(\d+(?:\.\d+)?)[- ]?bit\b(?![- ]?(?:memory|bus|interface))"),
+    _re(r"(\d(?<![\w.]\d)\d*(?:\.\d+)?)[- ]?bit\b(?![- ]?(?:memory|bus|interface))"),
     lambda m: float(m[1]),
     (
         (
@@ -598,7 +605,7 @@ BITS_RULE: Rule[float] = Rule(
 PARAMS_RULE: Rule[tuple[float, float | None]] = Rule(
     "params-in-name",
     re.compile(
-        r"(?=\d)(?<![\w.])(\d+(?:\.\d+)?)\s?([BT])(?:\s*total)?"
+        r"(\d(?<![\w.]\d)\d*(?:\.\d+)?)\s?([BT])(?:\s*total)?"
         r"(?:\s*(?:-|/|,)\s*A?(\d+(?:\.\d+)?)\s?B(?:\s*active)?)?(?!\w|\.\d|\s+active)",
     ),
     lambda m: (
