@@ -2,7 +2,8 @@
 measured side by side in one run: what two CPU-bound processes get on this machine, how a
 default-`--jobs` sweep splits its CPU between the parent and its workers, what a worker's
 record costs to send back with and without its result, the text report's line cleaning, and
-on the users' corpus (where it is present) the windows' width and the sibling-id scan.
+on the users' corpus (where it is present) the windows' width, the sibling-id scan and the
+needle tests one by one against words and families.
 Prints µs and ratios; never asserts.
 
     python bench/bench_parts.py [N]      # default: 10000 generated records
@@ -159,7 +160,44 @@ def real_corpus() -> list[str]:
     ]
     rows.append(f"| sibling ids, the whole text scanned | {scans[0]:.1f} | |")
     rows.append(f"| sibling ids, word by word | {scans[1]:.1f} | |")
-    return rows
+    return rows + gates([r.text for r in resolvers])
+
+
+def gates(records: list[dict[str, str]]) -> list[str]:
+    """Every rule's needle test on every text field of the users' records: the needles one
+    by one (`Rule.may_match`, as `find` tested them before) against words and families (as
+    `find` tests them now), in µs a record."""
+    from roofbot.core.rules import ALL_RULES
+
+    texts = [t.casefold() for fields in records for t in fields.values() if t]
+    rules = [r for r in ALL_RULES if r.needles]
+
+    def one_by_one() -> None:
+        for low in texts:
+            for r in rules:
+                for n in r.needles:
+                    if n in low:
+                        break
+
+    def families() -> None:
+        for low in texts:
+            for r in rules:
+                for n in r.words:
+                    if n in low:
+                        break
+                else:
+                    for search in r.families:
+                        if search(low, 0) is not None:
+                            break
+
+    spent = [
+        min(timeit.repeat(f, number=5, repeat=5)) / (5 * len(records)) * 1e6
+        for f in (one_by_one, families)
+    ]
+    return [
+        f"| every rule's needle test on every field, needles one by one | {spent[0]:.0f} | |",
+        f"| the same, words and families | {spent[1]:.0f} ({spent[0] / spent[1]:.1f}x less) | |",
+    ]
 
 
 def main() -> None:

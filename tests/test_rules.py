@@ -136,6 +136,47 @@ def test_a_size_in_a_comparison_sentence_is_not_the_model_run(fixtures_repo) -> 
     assert params.value == 8.03 and "data/models/llama-3-1-8b.json" in params.source
 
 
+NEEDLES = sorted({n for r in ALL_RULES for n in (*r.needles, *r.also)})
+
+
+@settings(max_examples=300)
+@given(st.lists(st.one_of(st.sampled_from(NEEDLES), NOISE), max_size=8).map("".join))
+def test_words_and_families_are_the_needles(text: str) -> None:
+    """`find` tests a rule's needles as words one by one and families as one search each: the
+    same answer as `may_match`; and a family's search, restarted one past each hit (as the
+    windows do), stops wherever one of its needles starts, with the longest needle there."""
+    low = text.casefold()
+    for r in ALL_RULES:
+        quick = any(w in low for w in r.words) or any(s(low, 0) for s in r.families)
+        assert quick == any(n in low for n in r.needles), (r.name, text)
+        family = [n for n in r.needles if n not in r.words]
+        want = {
+            (i, i + max(len(n) for n in family if low.startswith(n, i)))
+            for i in range(len(low))
+            if any(low.startswith(n, i) for n in family)
+        }
+        got = set()
+        for search in r.families:
+            m = search(low, 0)
+            while m is not None:
+                got.add(m.span())
+                m = search(low, m.start() + 1)
+        assert got == want, (r.name, text)
+
+
+def test_families_are_what_they_are_for() -> None:
+    """Families form where needles share a first letter, never a digit (a family opening
+    with a digit class would step along every character)."""
+    tp = RULES["tp-n"]
+    assert tp.words == () and len(tp.families) == 1
+    assert tp.families[0]("batch 1, tp8", 0) is not None
+    assert tp.families[0]("throughput 12 tok/s", 0) is None
+    assert len(RULES["n-x-part"].families) == 0  # "0x" ... "9x": digits first, kept as words
+    for r in ALL_RULES:
+        for w in r.words:
+            assert w[0].isdigit() or sum(n[0] == w[0] for n in r.needles) < 3, (r.name, w)
+
+
 def _lookbehind_first(pattern: str) -> str:
     """The readable form of a digit-first number: `(\\d(?<!X\\d)\\d*` -> `(?=\\d)(?<!X)(\\d+`."""
     return re.sub(r"\(\\d\(\?<!(\[[^\]]*\])\\d\)\\d\*", r"(?=\\d)(?<!\1)(\\d+", pattern)

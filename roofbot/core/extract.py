@@ -62,14 +62,18 @@ def find(rules: Iterable[Rule[T]], fields: Mapping[str, str], names: Iterable[st
             continue
         low = folded(name) if folded else text.casefold()
         for rule in rules:
-            # Rule.may_match, written out: this loop runs some seventy times a record, and
-            # the call and generator cost more than the needle tests themselves
+            # Rule.may_match, written out with the needles as words and families: this loop
+            # runs some seventy times a record, and a call costs more than the tests
             if rule.needles:
-                for needle in rule.needles:
+                for needle in rule.words:
                     if needle in low:
                         break
                 else:
-                    continue
+                    for search in rule.families:
+                        if search(low, 0) is not None:
+                            break
+                    else:
+                        continue
             if rule.also:
                 for needle in rule.also:
                     if needle in low:
@@ -97,13 +101,21 @@ def _windows(rule: Rule[T], text: str, low: str) -> list[tuple[int, int]]:
     if not rule.needles or n <= 3 * WINDOW or len(low) != n:
         return [(0, n)]
     spans: list[tuple[int, int]] = []
-    for needle in rule.needles:
+    for needle in rule.words:
         at = low.find(needle)
         while at >= 0:
             spans.append((max(0, at - WINDOW), min(n, at + len(needle) + WINDOW)))
             if len(spans) > 64:
                 return [(0, n)]
             at = low.find(needle, at + 1)
+    for search in rule.families:  # every start of a needle; the longest needle at each
+        m = search(low, 0)
+        while m is not None:
+            at = m.start()
+            spans.append((max(0, at - WINDOW), min(n, m.end() + WINDOW)))
+            if len(spans) > 64:
+                return [(0, n)]
+            m = search(low, at + 1)
     spans.sort()
     merged: list[tuple[int, int]] = []
     for a, b in spans:
