@@ -186,7 +186,7 @@ def gates(records: list[dict[str, str]]) -> list[str]:
                     if n in low:
                         break
                 else:
-                    for search in r.families:
+                    for search, _ in r.families:
                         if search(low, 0) is not None:
                             break
 

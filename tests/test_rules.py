@@ -147,7 +147,7 @@ def test_words_and_families_are_the_needles(text: str) -> None:
     windows do), stops wherever one of its needles starts, with the longest needle there."""
     low = text.casefold()
     for r in ALL_RULES:
-        quick = any(w in low for w in r.words) or any(s(low, 0) for s in r.families)
+        quick = any(w in low for w in r.words) or any(s(low, 0) for s, _ in r.families)
         assert quick == any(n in low for n in r.needles), (r.name, text)
         family = [n for n in r.needles if n not in r.words]
         want = {
@@ -156,22 +156,26 @@ def test_words_and_families_are_the_needles(text: str) -> None:
             if any(low.startswith(n, i) for n in family)
         }
         got = set()
-        for search in r.families:
+        for search, back in r.families:
             m = search(low, 0)
             while m is not None:
-                got.add(m.span())
+                got.add((m.start() - back, m.end()))
                 m = search(low, m.start() + 1)
         assert got == want, (r.name, text)
 
 
 def test_families_are_what_they_are_for() -> None:
     """Families form where needles share a first letter, never a digit (a family opening
-    with a digit class would step along every character)."""
+    with a digit class would step along every character), or are a digit then one word."""
     tp = RULES["tp-n"]
     assert tp.words == () and len(tp.families) == 1
-    assert tp.families[0]("batch 1, tp8", 0) is not None
-    assert tp.families[0]("throughput 12 tok/s", 0) is None
-    assert len(RULES["n-x-part"].families) == 0  # "0x" ... "9x": digits first, kept as words
+    search, back = tp.families[0]
+    assert search("batch 1, tp8", 0) is not None and back == 0
+    assert search("throughput 12 tok/s", 0) is None
+    x = RULES["n-x-part"]  # "0x" ... "9x" and "0 x" ... "9 x": the word, then the digit
+    assert x.words == ("×",) and [b for _, b in x.families] == [1, 1]
+    assert [s("2x rtx 4090", 0) is not None for s, _ in x.families] == [True, False]
+    assert all(s("max context", 0) is None for s, _ in x.families)
     for r in ALL_RULES:
         for w in r.words:
             assert w[0].isdigit() or sum(n[0] == w[0] for n in r.needles) < 3, (r.name, w)

@@ -69,7 +69,7 @@ def find(rules: Iterable[Rule[T]], fields: Mapping[str, str], names: Iterable[st
                     if needle in low:
                         break
                 else:
-                    for search in rule.families:
+                    for search, _ in rule.families:
                         if search(low, 0) is not None:
                             break
                     else:
@@ -108,11 +108,11 @@ def _windows(rule: Rule[T], text: str, low: str) -> list[tuple[int, int]]:
             if len(spans) > 64:
                 return [(0, n)]
             at = low.find(needle, at + 1)
-    for search in rule.families:  # every start of a needle; the longest needle at each
+    for search, back in rule.families:  # every needle's start; the longest needle at each
         m = search(low, 0)
         while m is not None:
             at = m.start()
-            spans.append((max(0, at - WINDOW), min(n, m.end() + WINDOW)))
+            spans.append((max(0, at - back - WINDOW), min(n, m.end() + WINDOW)))
             if len(spans) > 64:
                 return [(0, n)]
             m = search(low, at + 1)

@@ -33,13 +33,10 @@ class Rule(Generic[T_co]):
     needles: tuple[str, ...] = ()
     also: tuple[str, ...] = ()
     words: tuple[str, ...] = field(init=False, repr=False, compare=False)
-    families: tuple[Callable[[str, int], re.Match[str] | None], ...] = field(
-        init=False, repr=False, compare=False
-    )
-    """The needles as `extract.find` tests them: `words` one by one, and each family (three or
-    more needles with one first letter, as `tp0` ... `tp9`) as the `search` of one pattern of
-    its needles, longest first. A family is one scan that skips along to its letter; over
-    every rule and field of the real corpus the tests take 1.6x less (`bench/bench_parts.py`)."""
+    families: tuple[tuple[Search, int], ...] = field(init=False, repr=False, compare=False)
+    """The needles as `extract.find` tests them: `words` one by one, and each family (as
+    `tp0` ... `tp9`, see `_families`) as one search that skips along to its letter; over every
+    rule and field of the real corpus the tests take 2.2x less (`bench/bench_parts.py`)."""
 
     def __post_init__(self) -> None:
         words, families = _families(self.needles)
@@ -55,19 +52,34 @@ class Rule(Generic[T_co]):
         )
 
 
-def _families(
-    needles: tuple[str, ...],
-) -> tuple[tuple[str, ...], tuple[Callable[[str, int], re.Match[str] | None], ...]]:
-    """Split needles into single words and families sharing a first letter (not a digit: a
-    pattern that starts with a class of characters steps along every position)."""
+Search = Callable[[str, int], "re.Match[str] | None"]
+"""A compiled pattern's `search`: `(text, start) -> match`."""
+
+
+def _families(needles: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[tuple[Search, int], ...]]:
+    """Split needles into single words and families, each family a pattern's `search` and
+    how far before its match the needle starts. Two shapes: three or more needles with one
+    first letter (`tp0` ... `tp9`, `per gpu` ... `per-chip`: their alternation, longest
+    first), and the ten needles of a digit then one word (`0x` ... `9x`: the word, then a
+    look back for the digit). Each pattern opens with a letter the engine skips along to; one
+    that opened with a digit class would be tried at every character."""
+    digit_then: defaultdict[str, list[str]] = defaultdict(list)
+    for n in needles:
+        if n[0] in "0123456789" and len(n) > 1:
+            digit_then[n[1:]].append(n)
+    after_digit = [w for w, g in digit_then.items() if len(g) == 10]
+    grouped = {d + w for w in after_digit for d in "0123456789"}
     by_first: defaultdict[str, list[str]] = defaultdict(list)
     for n in needles:
-        by_first[n[0]].append(n)
+        if n not in grouped:
+            by_first[n[0]].append(n)
     groups = [g for c, g in by_first.items() if len(g) >= 3 and not c.isdigit()]
-    grouped = {n for g in groups for n in g}
+    grouped |= {n for g in groups for n in g}
     families = tuple(
-        re.compile("|".join(re.escape(n) for n in sorted(g, key=len, reverse=True))).search
+        (re.compile("|".join(re.escape(n) for n in sorted(g, key=len, reverse=True))).search, 0)
         for g in groups
+    ) + tuple(
+        (re.compile(f"{re.escape(w)}(?<=[0-9]{re.escape(w)})").search, 1) for w in after_digit
     )
     return tuple(n for n in needles if n not in grouped), families
 
