@@ -214,3 +214,15 @@ def test_digit_first_numbers_on_arbitrary_text(text: str) -> None:
         readable = re.compile(_lookbehind_first(r.pattern.pattern), r.pattern.flags)
         fast = [(m.span(), m.groups()) for m in r.pattern.finditer(text)]
         assert fast == [(m.span(), m.groups()) for m in readable.finditer(text)], (r.name, text)
+
+
+@given(st.text(), st.integers(min_value=0, max_value=40))
+def test_a_window_ends_where_the_word_ends(text: str, at: int) -> None:
+    """`\\S*` stops where `str.isspace` first holds, on any text (the windows' word end)."""
+    from roofbot.core.extract import _word_end
+
+    at = min(at, len(text))
+    end = at
+    while end < len(text) and not text[end].isspace():
+        end += 1
+    assert _word_end(text, at).end() == end

@@ -3,6 +3,7 @@ the quoted words it came from."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from typing import Generic, TypeVar
 
@@ -94,6 +95,9 @@ rule's examples no match reaches further than 23 characters from a needle it hol
 the real corpus, since most of a text's cost is the regex engine stepping along it."""
 
 
+_word_end = re.compile(r"\S*").match  # where the word at a position ends (\S: not isspace)
+
+
 def _windows(rule: Rule[T], text: str, low: str) -> list[tuple[int, int]]:
     """The parts of a long text a rule must scan: around each needle, merged. Short texts,
     rules without needles and texts whose case-folding changed their length are scanned whole."""
@@ -119,8 +123,7 @@ def _windows(rule: Rule[T], text: str, low: str) -> list[tuple[int, int]]:
     spans.sort()
     merged: list[tuple[int, int]] = []
     for a, b in spans:
-        while b < n and not text[b].isspace():  # never end a window inside a word
-            b += 1
+        b = _word_end(text, b).end()  # never end a window inside a word
         if merged and a <= merged[-1][1]:
             merged[-1] = (merged[-1][0], max(merged[-1][1], b))
         else:
