@@ -123,7 +123,8 @@ def _windows(rule: Rule[T], text: str, low: str) -> list[tuple[int, int]]:
     spans.sort()
     merged: list[tuple[int, int]] = []
     for a, b in spans:
-        b = _word_end(text, b).end()  # never end a window inside a word
+        word = _word_end(text, b)  # never end a window inside a word (\S* always matches)
+        b = word.end() if word else b
         if merged and a <= merged[-1][1]:
             merged[-1] = (merged[-1][0], max(merged[-1][1], b))
         else:
