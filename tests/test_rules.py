@@ -226,3 +226,45 @@ def test_a_window_ends_where_the_word_ends(text: str, at: int) -> None:
     while end < len(text) and not text[end].isspace():
         end += 1
     assert _word_end(text, at).end() == end
+
+
+ASCII_PHRASES = [p for p in PHRASES if p.isascii()]
+ASCII_NOISE = st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=127), max_size=40)
+
+
+@settings(max_examples=300)
+@given(st.lists(st.one_of(st.sampled_from(ASCII_PHRASES), ASCII_NOISE), max_size=6).map(" ".join))
+def test_on_a_plain_text_each_rules_ascii_pattern_reads_as_its_unicode_one(text: str) -> None:
+    from roofbot.core.extract import plain
+
+    if not plain(text):
+        return
+    for r in ALL_RULES:
+        fast = [(m.span(), m.groups()) for m in r.ascii.finditer(text)]
+        assert fast == [(m.span(), m.groups()) for m in r.pattern.finditer(text)], (r.name, text)
+
+
+def test_the_real_plain_texts_read_the_same_both_ways(real_texts: list[str]) -> None:
+    from roofbot.core.extract import plain
+
+    texts = [t for t in real_texts if plain(t)]
+    assert len(texts) > 0.9 * len(real_texts)  # the users write ASCII: the fast path is the path
+    for r in ALL_RULES:
+        for text in texts:
+            fast = [(m.span(), m.groups()) for m in r.ascii.finditer(text)]
+            assert fast == [(m.span(), m.groups()) for m in r.pattern.finditer(text)], r.name
+
+
+def test_texts_that_are_not_plain_are_read_with_the_unicode_patterns() -> None:
+    """Where the two would differ, find reads as the Unicode pattern does: a letter beyond
+    ASCII is a word character, and U+001C-U+001F are spaces to `str.isspace` only."""
+    from roofbot.core.extract import find, plain
+
+    gpus = RULES["n-gpus"]
+    assert gpus.ascii.search("é2 GPUs") and not gpus.pattern.search("é2 GPUs")
+    assert not plain("é2 GPUs") and find((gpus,), {"f": "é2 GPUs"}, ("f",)) == []
+    batch = RULES["batch-size-n"]
+    sep = "batch size\x1c64"
+    assert batch.pattern.search(sep) and not batch.ascii.search(sep)
+    assert not plain(sep) and [h.value for h in find((batch,), {"f": sep}, ("f",))] == [64]
+    assert plain("8x H100, batch size 64, 8 GPUs")

@@ -40,16 +40,29 @@ class Hit(Generic[T]):
 
 
 class TextFields(dict[str, str]):
-    """A record's text fields, each also kept case-folded for the rules' needle test."""
+    """A record's text fields, each also kept case-folded for the rules' needle test, with
+    whether it is plain (see `plain`)."""
 
     def __init__(self) -> None:
         super().__init__()
-        self._folded: dict[str, str] = {}
+        self._folded: dict[str, tuple[str, bool]] = {}
 
-    def folded(self, name: str) -> str:
+    def folded(self, name: str) -> tuple[str, bool]:
         if name not in self._folded:
-            self._folded[name] = (self.get(name) or "")[:MAX_TEXT].casefold()
+            text = (self.get(name) or "")[:MAX_TEXT]
+            self._folded[name] = (text.casefold(), plain(text))
         return self._folded[name]
+
+
+def plain(text: str) -> bool:
+    """ASCII without the four separators (U+001C-U+001F) that `str.isspace`, and so a
+    Unicode pattern's `\\s`, counts as space and an ASCII pattern's does not: on such a text a
+    rule's ASCII pattern reads exactly what its Unicode one does (tests/test_rules.py), and
+    the engine steps along it up to three times faster (no Unicode tables for `\\b`, `\\w`
+    and case)."""
+    return text.isascii() and not (
+        "\x1c" in text or "\x1d" in text or "\x1e" in text or "\x1f" in text
+    )
 
 
 def find(rules: Iterable[Rule[T]], fields: Mapping[str, str], names: Iterable[str]) -> list[Hit[T]]:
@@ -61,7 +74,7 @@ def find(rules: Iterable[Rule[T]], fields: Mapping[str, str], names: Iterable[st
         text = (fields.get(name) or "")[:MAX_TEXT]
         if not text:
             continue
-        low = folded(name) if folded else text.casefold()
+        low, is_plain = folded(name) if folded else (text.casefold(), plain(text))
         for rule in rules:
             # Rule.may_match, written out with the needles as words and families: this loop
             # runs some seventy times a record, and a call costs more than the tests
@@ -82,8 +95,9 @@ def find(rules: Iterable[Rule[T]], fields: Mapping[str, str], names: Iterable[st
                 else:
                     continue
             read, label = rule.read, rule.name
+            pattern = rule.ascii if is_plain else rule.pattern
             for a, b in _windows(rule, text, low):
-                for m in rule.pattern.finditer(text, a, b):
+                for m in pattern.finditer(text, a, b):
                     hits.append(Hit(read(m), label, at=(name, text, m.start(), m.end())))
     return hits
 

@@ -38,10 +38,15 @@ class Rule(Generic[T_co]):
     `tp0` ... `tp9`, see `_families`) as one search that skips along to its letter; over every
     rule and field of the real corpus the tests take 2.2x less (`bench/bench_parts.py`)."""
 
+    ascii: re.Pattern[str] = field(init=False, repr=False, compare=False)
+    """The pattern compiled ASCII-only, which `find` runs on plain texts (`extract.plain`)."""
+
     def __post_init__(self) -> None:
         words, families = _families(self.needles)
         object.__setattr__(self, "words", words)
         object.__setattr__(self, "families", families)
+        flags = (self.pattern.flags & ~re.UNICODE) | re.ASCII
+        object.__setattr__(self, "ascii", re.compile(self.pattern.pattern, flags))
 
     def may_match(self, folded: str) -> bool:
         """False only when no match is possible: `folded` is the text, case-folded. (The
