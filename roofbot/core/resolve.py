@@ -605,7 +605,7 @@ class _Resolver:
             if text.count("-") < 3:
                 continue
             for word in text.split():
-                if word.count("-") < 3:
+                if "-" not in word or word.count("-") < 3:  # `in` first: most words have none
                     continue
                 for m in _ID_MENTION.finditer(word):
                     if m[0] != own and m[0] not in found:
