@@ -8,6 +8,7 @@ import re
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
@@ -38,15 +39,16 @@ class Rule(Generic[T_co]):
     `tp0` ... `tp9`, see `_families`) as one search that skips along to its letter; over every
     rule and field of the real corpus the tests take 2.2x less (`bench/bench_parts.py`)."""
 
-    ascii: re.Pattern[str] = field(init=False, repr=False, compare=False)
-    """The pattern compiled ASCII-only, which `find` runs on plain texts (`extract.plain`)."""
-
     def __post_init__(self) -> None:
         words, families = _families(self.needles)
         object.__setattr__(self, "words", words)
         object.__setattr__(self, "families", families)
-        flags = (self.pattern.flags & ~re.UNICODE) | re.ASCII
-        object.__setattr__(self, "ascii", re.compile(self.pattern.pattern, flags))
+
+    @cached_property
+    def ascii(self) -> re.Pattern[str]:
+        """The pattern compiled ASCII-only, which `find` runs on plain texts (`extract.plain`);
+        compiled on first use, so a process that reads no text does not pay for it."""
+        return re.compile(self.pattern.pattern, (self.pattern.flags & ~re.UNICODE) | re.ASCII)
 
     def may_match(self, folded: str) -> bool:
         """False only when no match is possible: `folded` is the text, case-folded. (The
