@@ -8,12 +8,12 @@ tell.
     python bench/bench_instructions.py check REPO CHECKOUT [CHECKOUT ...]
 
 
-MODE: `check` (`check_record` on the parsed valid records of a generated corpus of N),
-`cold` (`roofbot check --no-cache --jobs 1` over it, start-up subtracted: the run on an empty
-corpus of the same catalogue; and check-jsonschema on the same files where it is installed,
-start-up subtracted as the run on a tenth of them). In `check` mode a records repository
-(the users' corpus) can stand in for the generated one. Prints instructions a record for each
-checkout and the ratio to the first. Needs valgrind; never asserts.
+MODE: `check` (`check_record` on the parsed valid records of a generated corpus of N, or of
+a records repository such as the users' corpus), `cold` (`roofbot check --no-cache --jobs 1`
+over it, less the same run on a corpus of a tenth as many records, so that start-up and every
+cost paid once, as compiling a pattern on first use, cancel; and check-jsonschema on the same
+files where it is installed, less its run on a tenth of them). Prints instructions a record
+for each checkout and the ratio to the first. Needs valgrind; never asserts.
 """
 
 from __future__ import annotations
@@ -60,15 +60,19 @@ def instructions(args: list[str], cwd: Path) -> tuple[int, str]:
     return int(m[1].replace(",", "")), out.stdout
 
 
-def per_record(mode: str, checkout: Path, root: Path, empty: Path) -> float:
+def per_record(mode: str, checkout: Path, root: Path, tenth: Path) -> float:
     if mode == "check":
         base, _ = instructions(["-c", CHECK, str(root), "0"], checkout)
         full, valid = instructions(["-c", CHECK, str(root), "2"], checkout)
         return (full - base) / (2 * int(valid))
     run = ["-m", "roofbot", "check", "--no-cache", "--jobs", "1", "-q", "--repo"]
-    base, _ = instructions([*run, str(empty)], checkout)
+    base, _ = instructions([*run, str(tenth)], checkout)
     full, _ = instructions([*run, str(root)], checkout)
-    return (full - base) / len(list((root / "data/benchmarks").glob("*.json")))
+    return (full - base) / (records(root) - records(tenth))
+
+
+def records(root: Path) -> int:
+    return len(list((root / "data/benchmarks").glob("*.json")))
 
 
 def jsonschema_per_record(root: Path) -> float | None:
@@ -97,10 +101,10 @@ def main() -> None:
         table(f"check: instructions a record ({n})", checkouts, counts)
         return
     with tempfile.TemporaryDirectory() as tmp:
-        root, empty = Path(tmp) / "corpus", Path(tmp) / "empty"
+        root, tenth = Path(tmp) / "corpus", Path(tmp) / "tenth"
         generate(root, int(n))
-        generate(empty, 0)
-        counts = [per_record(mode, c, root, empty) for c in checkouts]
+        generate(tenth, int(n) // 10)
+        counts = [per_record(mode, c, root, tenth) for c in checkouts]
         cj = jsonschema_per_record(root) if mode == "cold" else None
     table(f"{mode}: instructions a record ({int(n):,} generated)", checkouts, counts)
     if cj is not None:
