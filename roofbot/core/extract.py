@@ -95,7 +95,7 @@ def find(rules: Iterable[Rule[T]], fields: Mapping[str, str], names: Iterable[st
                 else:
                     continue
             read, label = rule.read, rule.name
-            pattern = rule.ascii if is_plain else rule.pattern
+            pattern = (rule.ascii or rule.ascii_pattern()) if is_plain else rule.pattern
             for a, b in _windows(rule, text, low):
                 for m in pattern.finditer(text, a, b):
                     hits.append(Hit(read(m), label, at=(name, text, m.start(), m.end())))

@@ -8,7 +8,6 @@ import re
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
@@ -35,6 +34,7 @@ class Rule(Generic[T_co]):
     also: tuple[str, ...] = ()
     words: tuple[str, ...] = field(init=False, repr=False, compare=False)
     families: tuple[tuple[Search, int], ...] = field(init=False, repr=False, compare=False)
+    ascii: re.Pattern[str] | None = field(init=False, repr=False, compare=False, default=None)
     """The needles as `extract.find` tests them: `words` one by one, and each family (as
     `tp0` ... `tp9`, see `_families`) as one search that skips along to its letter; over every
     rule and field of the real corpus the tests take 2.2x less (`bench/bench_parts.py`)."""
@@ -44,11 +44,18 @@ class Rule(Generic[T_co]):
         object.__setattr__(self, "words", words)
         object.__setattr__(self, "families", families)
 
-    @cached_property
-    def ascii(self) -> re.Pattern[str]:
+    def ascii_pattern(self) -> re.Pattern[str]:
         """The pattern compiled ASCII-only, which `find` runs on plain texts (`extract.plain`);
-        compiled on first use, so a process that reads no text does not pay for it."""
-        return re.compile(self.pattern.pattern, (self.pattern.flags & ~re.UNICODE) | re.ASCII)
+        compiled on first use, so a process that reads no text does not pay for it, and kept
+        in `ascii`, a field from the start: an attribute added to an instance later (as
+        `functools.cached_property` adds one) unshares its attribute keys, and every other
+        attribute read of the rule got slower (check_record: 1.04x the instructions)."""
+        pattern = self.ascii
+        if pattern is None:
+            flags = (self.pattern.flags & ~re.UNICODE) | re.ASCII
+            pattern = re.compile(self.pattern.pattern, flags)
+            object.__setattr__(self, "ascii", pattern)
+        return pattern
 
     def may_match(self, folded: str) -> bool:
         """False only when no match is possible: `folded` is the text, case-folded. (The
