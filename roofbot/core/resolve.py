@@ -120,6 +120,7 @@ class _Resolver:
     text: dict[str, str] = field(default_factory=dict)
     messages: list[Message] = field(default_factory=list)
     _sizes: list[Hit[tuple[float, float | None]]] | None = None
+    _precisions: list[Hit[str]] | None = None
 
     def pin(self, key: str) -> Input[Any] | None:
         p = self.pins.get(key)
@@ -327,7 +328,7 @@ class _Resolver:
             fmt = self.format_precision()
             if fmt:
                 named.append(fmt)
-            named += find((R.PRECISION_RULE,), self.text, ("model", "unit", "methodology"))
+            named += self.precision_words()
         if acc is None or not acc.flops:
             if named:
                 prec = _PRECISION.get(named[0].value, named[0].value)
@@ -465,6 +466,15 @@ class _Resolver:
             self._sizes = find((R.PARAMS_RULE,), self.text, ("model",))
         return self._sizes
 
+    def precision_words(self) -> list[Hit[str]]:
+        """The precisions the text names ("FP8", "W4A16"), for compute and for bits (read
+        once a record)."""
+        if self._precisions is None:
+            self._precisions = find(
+                (R.PRECISION_RULE,), self.text, ("model", "unit", "methodology")
+            )
+        return self._precisions
+
     def several_models(self) -> bool:
         """`model` lists several models ("Llama 3.2 3B / Phi-3 3.8B / Qwen 2.5 7B")."""
         return len({h.value[0] for h in self.model_sizes()}) > 1
@@ -494,7 +504,7 @@ class _Resolver:
         hits = find((R.BITS_RULE,), self.text, ("model", "methodology", "unit"))
         if hits:
             return Input(min(h.value for h in hits), hits[0].source, Basis.TEXT)
-        words = find((R.PRECISION_RULE,), self.text, ("model", "unit", "methodology"))
+        words = self.precision_words()
         widths = [(_PRECISION_BITS.get(_PRECISION.get(h.value, h.value)), h) for h in words]
         widths = [
             (b, h)
