@@ -268,3 +268,46 @@ def test_texts_that_are_not_plain_are_read_with_the_unicode_patterns() -> None:
     assert batch.pattern.search(sep) and not batch.ascii_pattern().search(sep)
     assert not plain(sep) and [h.value for h in find((batch,), {"f": sep}, ("f",))] == [64]
     assert plain("8x H100, batch size 64, 8 GPUs")
+
+
+def _as_written(pattern: str) -> str:
+    """Undo `rules._literal_first`: `tensor(?<!\\wtensor)` -> `\\btensor`, and
+    `-sm(?<![\\w-]-sm)` -> `(?<![\\w-])-sm`."""
+    pattern = re.sub(r"(-?[A-Za-z][A-Za-z0-9]*)\(\?<!(\[[^\]]*\])\1\)", r"(?<!\2)\1", pattern)
+    return re.sub(r"([A-Za-z][A-Za-z0-9]*)\(\?<!\\w\1\)", r"\\b\1", pattern)
+
+
+LITERAL_FIRST = [r for r in ALL_RULES if _as_written(r.pattern.pattern) != r.pattern.pattern]
+
+
+def test_literal_first_is_a_round_trip_of_the_written_form() -> None:
+    from roofbot.core.rules import _literal_first
+
+    written = [
+        r"(?<![\w-])-sm\s+tensor\b|\btensor[- ](?:parallel\w*|split)\b|(?<![\w-])TP\s*=?\s*\d+\b",
+        r"(?<!not )\bper[- ](?:user|request|sequence)\b|\bone user\b",
+        r"\bweights?\s*(?:are|is)",  # a quantifier follows: left as written
+        r"(?<![\w-])(Q[2-8]_(?:K_[SML]|K|[01]))",  # no literal follows: left as written
+    ]
+    for w in written:
+        assert _as_written(_literal_first(w)) == w
+    assert _literal_first(written[2]) == written[2] and _literal_first(written[3]) == written[3]
+    assert _literal_first(r"\btensor\b") == r"tensor(?<!\wtensor)\b"
+
+
+def test_literal_first_patterns_read_as_written(real_texts: list[str]) -> None:
+    assert len(LITERAL_FIRST) >= 20
+    for r in LITERAL_FIRST:
+        written = re.compile(_as_written(r.pattern.pattern), r.pattern.flags)
+        for text in real_texts:
+            fast = [(m.span(), m.groups()) for m in r.pattern.finditer(text)]
+            assert fast == [(m.span(), m.groups()) for m in written.finditer(text)], r.name
+
+
+@settings(max_examples=300)
+@given(st.lists(st.one_of(st.sampled_from(PHRASES), NOISE, st.sampled_from(NEEDLES)), max_size=8).map("".join))  # fmt: skip
+def test_literal_first_patterns_on_arbitrary_text(text: str) -> None:
+    for r in LITERAL_FIRST:
+        written = re.compile(_as_written(r.pattern.pattern), r.pattern.flags)
+        fast = [(m.span(), m.groups()) for m in r.pattern.finditer(text)]
+        assert fast == [(m.span(), m.groups()) for m in written.finditer(text)], (r.name, text)
