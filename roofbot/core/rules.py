@@ -122,6 +122,7 @@ def _re(pattern: str, flags: int = re.IGNORECASE) -> re.Pattern[str]:
     return re.compile(_literal_first(pattern), flags)
 
 
+_DIGITS_START = re.compile(r"\(\?=\\d\)\(\?<!(\[[^\]]*\])\)\(\\d\+")
 _WORD_START = re.compile(r"(?<!\\)\\b([A-Za-z][A-Za-z0-9]*)(?![A-Za-z0-9?*+{])")
 _NOT_AFTER = re.compile(r"\(\?<!(\[[^\]]*\])\)(-?[A-Za-z][A-Za-z0-9]*)(?![A-Za-z0-9?*+{])")
 
@@ -129,20 +130,15 @@ _NOT_AFTER = re.compile(r"\(\?<!(\[[^\]]*\])\)(-?[A-Za-z][A-Za-z0-9]*)(?![A-Za-z
 def _literal_first(pattern: str) -> str:
     """`\\btensor` -> `tensor(?<!\\wtensor)` and `(?<![\\w-])-sm` -> `-sm(?<![\\w-]-sm)`: the
     same reading ("tensor, not after a word character"), checked after the word instead of
-    before it. A pattern or alternative that opens with an assertion has it tried at every
-    character; one that opens with its literal fails at once where the letter differs (the
-    tensor rule stepped 2.5x faster). Only a run of plain letters and digits that no
-    quantifier follows is moved, so the two forms match exactly the same text
+    before it; a number that starts no word, `(?=\\d)(?<![\\w.])(\\d+`, likewise becomes
+    `(\\d(?<![\\w.]\\d)\\d*`. A pattern or alternative that opens with an assertion has it
+    tried at every character; one that opens with its literal or a digit fails at once
+    elsewhere (the tensor rule stepped 2.5x faster). Only a run of plain letters and digits
+    that no quantifier follows is moved, so the two forms match exactly the same text
     (tests/test_rules.py holds every rule to the form it is written in)."""
+    pattern = _DIGITS_START.sub(lambda m: f"(\\d(?<!{m[1]}\\d)\\d*", pattern)
     pattern = _NOT_AFTER.sub(lambda m: f"{m[2]}(?<!{m[1]}{m[2]})", pattern)
     return _WORD_START.sub(lambda m: f"{m[1]}(?<!\\w{m[1]})", pattern)
-
-
-# A number that must not continue a word is written digit first: `(\d(?<![\w.]\d)\d*)` reads
-# "digits, the first not after a letter, digit or dot", as `(?<![\w.])(\d+)` does. A pattern
-# that opens with a look-around is tried at every character; one that opens with a digit lets
-# the engine skip to the digits (tests/test_rules.py holds each such pattern to its
-# look-behind-first form).
 
 
 # ---------------------------------------------------------------- batch (decode sequences)
@@ -200,7 +196,7 @@ BATCH_RULES: tuple[Rule[int], ...] = (
     ),
     Rule(
         "n-concurrent",
-        _re(r"(\d(?<![\w.]\d)\d*)\s+(?:concurrent|simultaneous|in-flight)\b"),
+        _re(r"(?=\d)(?<![\w.])(\d+)\s+(?:concurrent|simultaneous|in-flight)\b"),
         _int(),
         (
             ("output tokens/s aggregate across all in-flight requests (64 concurrent)", 64),
@@ -257,7 +253,7 @@ _HW_WORD = r"(?:GPUs?|cards?|accelerators?|devices?|chips?|dies|MI\d+\w*|H\d00|B
 COUNT_RULES: tuple[Rule[int], ...] = (
     Rule(
         "n-x-part",
-        re.compile(r"(\d(?<![\w.-]\d)\d*)\s?[x×]\s?(?=(?:[A-Z]|GPU|MI\d))"),
+        _re(r"(?=\d)(?<![\w.-])(\d+)\s?[x×]\s?(?=(?:[A-Z]|GPU|MI\d))", 0),
         _int(),
         (
             ("Tensor-split across 2x RX 7900 XTX under ROCm on gfx1100", 2),
@@ -283,7 +279,7 @@ COUNT_RULES: tuple[Rule[int], ...] = (
     ),
     Rule(
         "n-gpus",
-        _re(r"(\d(?<![\w./]\d)\d*)[ -]?" + _HW_WORD + r"(?![\w-])"),
+        _re(r"(?=\d)(?<![\w./])(\d+)[ -]?" + _HW_WORD + r"(?![\w-])"),
         _int(),
         (
             ("2 GPUs via HIP_VISIBLE_DEVICES=0,1", 2),
@@ -372,7 +368,7 @@ PER_DEVICE_RULE: Rule[int] = Rule(
 ONE_DEVICE_MEMORY_RULE: Rule[float] = Rule(
     "device-memory",
     _re(
-        r"(\d(?<![\w.~]\d)\d*(?:\.\d+)?)\s?GB\s+(?:of\s+)?(?:VRAM|unified memory|HBM\w*|GDDR\w*)\b"
+        r"(?=\d)(?<![\w.~])(\d+(?:\.\d+)?)\s?GB\s+(?:of\s+)?(?:VRAM|unified memory|HBM\w*|GDDR\w*)\b"
     ),
     lambda m: float(m[1]),
     (
@@ -663,7 +659,7 @@ PRECISION_RULE: Rule[str] = Rule(
 
 BITS_RULE: Rule[float] = Rule(
     "n-bit",
-    _re(r"(\d(?<![\w.]\d)\d*(?:\.\d+)?)[- ]?bit\b(?![- ]?(?:memory|bus|interface))"),
+    _re(r"(?=\d)(?<![\w.])(\d+(?:\.\d+)?)[- ]?bit\b(?![- ]?(?:memory|bus|interface))"),
     lambda m: float(m[1]),
     (
         (
@@ -678,9 +674,10 @@ BITS_RULE: Rule[float] = Rule(
 
 PARAMS_RULE: Rule[tuple[float, float | None]] = Rule(
     "params-in-name",
-    re.compile(
-        r"(\d(?<![\w.]\d)\d*(?:\.\d+)?)\s?([BT])(?:\s*total)?"
+    _re(
+        r"(?=\d)(?<![\w.])(\d+(?:\.\d+)?)\s?([BT])(?:\s*total)?"
         r"(?:\s*(?:-|/|,)\s*A?(\d+(?:\.\d+)?)\s?B(?:\s*active)?)?(?!\w|\.\d|\s+active)",
+        0,
     ),
     lambda m: (
         float(m[1]) * (1000.0 if m[2] == "T" else 1.0),
