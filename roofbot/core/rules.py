@@ -32,9 +32,10 @@ class Rule(Generic[T_co]):
     rejects: tuple[str, ...] = ()
     needles: tuple[str, ...] = ()
     also: tuple[str, ...] = ()
+    ascii: re.Pattern[str] | None = field(init=False, repr=False, compare=False, default=None)
+    """The pattern compiled ASCII-only, once `ascii_pattern` has been asked for it."""
     words: tuple[str, ...] = field(init=False, repr=False, compare=False)
     families: tuple[tuple[Search, int], ...] = field(init=False, repr=False, compare=False)
-    ascii: re.Pattern[str] | None = field(init=False, repr=False, compare=False, default=None)
     """The needles as `extract.find` tests them: `words` one by one, and each family (as
     `tp0` ... `tp9`, see `_families`) as one search that skips along to its letter; over every
     rule and field of the real corpus the tests take 1.9-2.2x less (`bench/bench_parts.py`)."""
