@@ -21,7 +21,7 @@ import timeit
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_sweep import generate
+from bench_sweep import generate, valid_records
 
 REAL = Path(__file__).resolve().parents[2] / "shared" / "records-repo"
 
@@ -104,22 +104,12 @@ def cleaning() -> tuple[float, float]:
 def real_corpus() -> list[str]:
     """On the users' corpus: check_record µs a record with windows of 120 and of 48 (ten
     alternating rounds, min and median), and the sibling-id scan whole against word by word."""
-    from roofbot.adapters.jsonfile import MAX_BYTES, RecordFileError, parse_record_bytes
-    from roofbot.adapters.repo import Repository
     from roofbot.core import extract
     from roofbot.core.check import check_record
     from roofbot.core.extract import text_fields
     from roofbot.core.resolve import _ID_MENTION, _Resolver
 
-    repo = Repository.open(REAL)
-    catalogue, valid = repo.catalogue(), []
-    for p in repo.record_paths():
-        try:
-            parsed = parse_record_bytes(repo.tree.read(p, MAX_BYTES))
-        except RecordFileError:
-            continue
-        if repo.validate(p, parsed) is None:
-            valid.append((parsed.data, p))
+    repo, catalogue, valid = valid_records(REAL)
 
     def sweep() -> float:
         t = time.perf_counter()

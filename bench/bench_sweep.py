@@ -21,6 +21,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from roofbot.adapters.cache import CacheSpec
 from roofbot.adapters.repo import Repository
@@ -51,6 +52,13 @@ def valid_records(root):
 """
 """Child-process code (bench_ab.py, bench_instructions.py) that runs `check_record` alone:
 source text, so that it runs against whichever checkout the child imports roofbot from."""
+
+
+def valid_records(root: Path) -> tuple[Any, Any, list[tuple[dict[str, Any], str]]]:
+    """VALID_RECORDS' `valid_records`, run in this process (bench_parts.py)."""
+    scope: dict[str, Any] = {}
+    exec(VALID_RECORDS, scope)
+    return scope["valid_records"](root)
 
 
 def generate(root: Path, n: int, seed: int = 7) -> list[Path]:
