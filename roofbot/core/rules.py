@@ -38,7 +38,7 @@ class Rule(Generic[T_co]):
     families: tuple[tuple[Search, int], ...] = field(init=False, repr=False, compare=False)
     """The needles as `extract.find` tests them: `words` one by one, and each family (as
     `tp0` ... `tp9`, see `_families`) as one search that skips along to its letter; over every
-    rule and field of the real corpus the tests take 1.9-2.2x less (`bench/bench_parts.py`)."""
+    rule and field of the real corpus the tests take 1.5-2.2x less (`bench/bench_parts.py`)."""
 
     def __post_init__(self) -> None:
         words, families = _families(self.needles)
