@@ -1,8 +1,11 @@
 """The repository's own JSON Schemas (`schemas/<type>.schema.json`).
 
-A compiled validator (fastjsonschema) answers the common, valid case: on the sweep it is 20x
-faster than jsonschema (bench/bench_sweep.py). jsonschema stays the authority and is imported
-only when a record is refused, to word the error, or when a schema can't be compiled."""
+A compiled validator (jsonschema-rs, in Rust) answers the common, valid case: 4-5x faster a
+record than fastjsonschema and 80x faster than jsonschema, and it compiles a schema in a
+fraction of a millisecond where fastjsonschema took 16 (bench/bench_libraries.py).
+jsonschema stays the authority: it is imported only when the compiled validator refuses a
+record, to decide and word the error, or when a schema can't be compiled. A test holds the
+compiled validator to never pass what jsonschema refuses."""
 
 from __future__ import annotations
 
@@ -37,17 +40,23 @@ class Schemas:
         return data if isinstance(data, dict) else None
 
     @lru_cache(maxsize=32)  # noqa: B019 - one Schemas per run
-    def fast(self, record_type: str) -> Callable[[Any], Any] | None:
+    def fast(self, record_type: str) -> Callable[[Any], bool] | None:
+        """The compiled validator's `is_valid`, or None where the schema can't be compiled."""
         schema = self.schema(record_type)
         if schema is None:
             return None
         try:
-            import fastjsonschema
+            import jsonschema_rs
 
-            compiled: Callable[[Any], Any] = fastjsonschema.compile(schema)
-            return compiled
+            # Formats as jsonschema checks them by default (not at all), and no schema
+            # fetched over the network: a `$ref` outside the file is jsonschema's to refuse.
+            compiled = jsonschema_rs.validator_for(
+                schema, validate_formats=False, retriever=_no_retrieval
+            )
         except Exception:  # an uncompilable schema falls back to jsonschema
             return None
+        is_valid: Callable[[Any], bool] = compiled.is_valid
+        return is_valid
 
     @lru_cache(maxsize=32)  # noqa: B019 - one Schemas per run
     def validator(self, record_type: str) -> Validator | None:
@@ -69,9 +78,9 @@ class Schemas:
         fast = self.fast(rtype)
         if fast is not None:
             try:
-                fast(record)
-                return None
-            except Exception:  # any refusal: let jsonschema word it
+                if fast(record):
+                    return None
+            except Exception:  # a value it can't take (an int past 128 bits): jsonschema's
                 pass
         v = self.validator(rtype)
         if v is None or v.is_valid(record):
@@ -84,3 +93,7 @@ class Schemas:
         where = "/".join(str(p) for p in err.absolute_path) or "(top level)"
         msg = err.message if len(err.message) <= 200 else err.message[:200] + "…"
         return f"not valid against schemas/{rtype}.schema.json at {where}: {msg}"
+
+
+def _no_retrieval(uri: str) -> Any:
+    raise ValueError(f"roofbot does not fetch schemas: {uri}")
