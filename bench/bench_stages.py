@@ -1,6 +1,6 @@
 """Where a cold sweep's time goes, stage by stage, on a generated corpus: listing, reading,
 strict parsing, schema validation and `check_record`, in µs a record, beside the floor
-(`json.load` of the same files). Three rounds, interleaved; prints the best of each.
+(the same files read and parsed by orjson, roofbot's reader). Three rounds, interleaved; prints the best of each.
 
     python bench/bench_stages.py [N]      # default: 3000
 """
@@ -20,7 +20,7 @@ from roofbot.adapters.repo import Repository
 from roofbot.adapters.tree import safe_relpath
 from roofbot.core.check import check_record
 
-STAGES = ("floor (json.load)", "listing", "reading", "strict parse", "schema", "check_record")
+STAGES = ("floor (orjson.loads)", "listing", "reading", "strict parse", "schema", "check_record")
 
 
 def one_round(root: Path) -> dict[str, float]:
@@ -30,7 +30,7 @@ def one_round(root: Path) -> dict[str, float]:
     t = time.perf_counter()
     paths = repo.record_paths()
     spent["listing"] = time.perf_counter() - t
-    spent["floor (json.load)"] = floor([root / p for p in paths])
+    spent["floor (orjson.loads)"] = floor([root / p for p in paths])
     for p in paths:
         t0 = time.perf_counter()
         raw = repo.tree.read(safe_relpath(p), MAX_BYTES)
