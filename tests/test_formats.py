@@ -216,3 +216,11 @@ def test_quiet_and_verbose() -> None:
     assert both.returncode == 2 and "exclude each other" in both.stderr
     failing = roofbot("check", "--repo", ".", "-q", "broken/truncated.json")
     assert "truncated" in failing.stdout and "to fix" in failing.stdout
+
+
+def test_a_verdicts_rank_is_its_place_in_the_declaration_worst_first() -> None:
+    from roofbot.core.results import Verdict
+
+    assert [v.rank for v in Verdict] == list(range(len(Verdict)))
+    assert min(Verdict, key=lambda v: v.rank) is Verdict.ERROR
+    assert max(Verdict, key=lambda v: v.rank) is Verdict.SKIPPED
