@@ -18,6 +18,11 @@ class Verdict(Enum):
     PASS = "pass"
     SKIPPED = "skipped"
 
+    # Enum hashes a member through a Python method (the hash of its name); members are
+    # compared by identity, so the identity hash agrees, in C. A sweep keys a dict and a
+    # set by verdict three times a record.
+    __hash__ = object.__hash__
+
     @property
     def rank(self) -> int:
         """Severity order, worst first (for sorting reports). Looked up by value: building
