@@ -93,20 +93,21 @@ def kept_lines(r: RecordResult, found: Sequence[Finding]) -> bytes:
     return (head + "\n".join(record_lines(r, False, found))).encode("utf-8")
 
 
-_VERDICTS = {v.value: v for v in Verdict}
+_HEADS = {
+    f"{v.value} {deprecated:d} {checked:d}".encode(): (v, deprecated, checked)
+    for v in Verdict
+    for deprecated in (False, True)
+    for checked in (False, True)
+}
+"""Every first line `kept_lines` writes (verdict, deprecated, checked), read back by one
+dict look-up."""
 
 
 def kept_head(kept: bytes) -> tuple[Verdict, bool, bool] | None:
     """`kept_lines`'s first line read back; None for bytes it didn't write (that the bytes
     are UTF-8 is render/kept.py's check, for both forms)."""
     first, _, rest = kept.partition(b"\n")
-    parts = first.split(b" ")
-    if len(parts) != 3 or not rest or parts[1] not in (b"0", b"1") or parts[2] not in (b"0", b"1"):
-        return None
-    verdict = _VERDICTS.get(parts[0].decode("ascii", "replace"))
-    if verdict is None:
-        return None
-    return verdict, parts[1] == b"1", parts[2] == b"1"
+    return _HEADS.get(first) if rest else None
 
 
 def kept_entry(rid: str, verdict: Verdict, deprecated: bool, fails: bool, kept: bytes) -> TextEntry:
