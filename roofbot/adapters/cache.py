@@ -75,7 +75,7 @@ def signature(st: os.stat_result, now_ns: int) -> bytes:
     b"" (which matches nothing) for a file modified too recently to be told apart by it."""
     if now_ns - max(st.st_mtime_ns, st.st_ctime_ns) < RACY_NS:
         return b""
-    return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}:{st.st_mode}".encode()
+    return b"%d:%d:%d:%d:%d" % (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode)
 
 
 def digest(raw: bytes) -> bytes:
@@ -303,14 +303,15 @@ class ResultCache:
             got = self._scan.get(path)
             if got is _ASK:
                 got = self._db.execute(
-                    f"SELECT path, {self._columns} FROM results WHERE path = ? AND fingerprint = ?",
+                    f"SELECT path, fingerprint, {self._columns} FROM results "
+                    "WHERE path = ? AND fingerprint = ?",
                     (path, self.spec.fingerprint),
                 ).fetchone()
         except sqlite3.Error as e:
             raise CacheError(f"the result cache {self.spec.db} can't be read: {e}") from None
         if got is None:
             return None
-        _, sig, dig, deps, blob, kept = got
+        _, _, sig, dig, deps, blob, kept = got
         if not isinstance(deps, bytes):
             return None
         blob = blob if isinstance(blob, bytes) else None
@@ -448,7 +449,8 @@ class _Scan:
         self._last = ""
 
     def get(self, path: str) -> tuple[Any, ...] | None:
-        """The row for `path`, None when there is none, _ASK when `path` came out of order."""
+        """The row for `path` (path, fingerprint, then the columns), None when there is none,
+        _ASK when `path` came out of order."""
         if path < self._last:
             return _ASK
         self._last = path
@@ -464,9 +466,9 @@ class _Scan:
         while self._head is not None and self._head[0] < path:
             self._head = next(self._rows, None)
         head = self._head
-        if head is None or head[0] != path:
+        if head is None or head[0] != path or head[1] != self._fingerprint:
             return None
-        return None if head[1] != self._fingerprint else (head[0], *head[2:])
+        return head
 
     def close(self) -> None:
         self._rows = None
