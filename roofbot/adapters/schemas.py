@@ -80,7 +80,7 @@ class Schemas:
             try:
                 if fast(record):
                     return None
-            except Exception:  # a value it can't take (an int past 128 bits): jsonschema's
+            except Exception:  # it raised (no record is known to make it): jsonschema decides
                 pass
         v = self.validator(rtype)
         if v is None or v.is_valid(record):
