@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_sweep import generate
 
 from roofbot.adapters.jsonfile import RecordFileError, parse_record_bytes, parse_record_bytes_stdlib
+from roofbot.adapters.schemas import Schemas
 
 ROUNDS = 7
 
@@ -60,32 +61,28 @@ def readers() -> dict[str, Callable[[bytes], Any]]:
     return out
 
 
-def validators(schema: dict[str, Any]) -> dict[str, Callable[[Any], bool]]:
-    from jsonschema import validators as jv
-
-    out: dict[str, Callable[[Any], bool]] = {
-        "jsonschema (the authority)": jv.validator_for(schema)(schema).is_valid
-    }
+def validators(schemas: Schemas) -> dict[str, Callable[[Any], bool]]:
+    """The benchmark schema's validators: roofbot's own two as it builds them, and
+    fastjsonschema on the same schema."""
+    authority, fast = schemas.validator("benchmark"), schemas.fast("benchmark")
+    assert authority is not None and fast is not None, "the benchmark schema must compile"
+    out: dict[str, Callable[[Any], bool]] = {"jsonschema (the authority)": authority.is_valid}
     try:
         import fastjsonschema
 
-        compiled = fastjsonschema.compile(schema)
+        compiled = fastjsonschema.compile(schemas.schema("benchmark"))
 
-        def fast(record: Any) -> bool:
+        def fastjson(record: Any) -> bool:
             try:
                 compiled(record)
                 return True
             except Exception:
                 return False
 
-        out["fastjsonschema"] = fast
+        out["fastjsonschema"] = fastjson
     except ImportError:
         print("fastjsonschema not installed: skipped", file=sys.stderr)
-    import jsonschema_rs
-
-    out["**jsonschema-rs** (roofbot's)"] = jsonschema_rs.validator_for(
-        schema, validate_formats=False
-    ).is_valid
+    out["**jsonschema-rs** (roofbot's)"] = fast
     return out
 
 
@@ -100,14 +97,13 @@ def per_record(fns: dict[str, Callable[[Any], Any]], items: list[Any]) -> dict[s
     return best
 
 
-def corpus(root: Path) -> tuple[list[bytes], list[dict[str, Any]], dict[str, Any]]:
+def corpus(root: Path) -> tuple[list[bytes], list[dict[str, Any]], Schemas]:
     raws = [p.read_bytes() for p in sorted((root / "data" / "benchmarks").glob("*.json"))]
     records = []
     for raw in raws:
         with contextlib.suppress(RecordFileError):
             records.append(parse_record_bytes_stdlib(raw).data)
-    schema = json.loads((root / "schemas" / "benchmark.schema.json").read_text("utf-8"))
-    return raws, records, schema
+    return raws, records, Schemas(root / "schemas")
 
 
 def table(title: str, rows: dict[str, list[float]], columns: list[str], base: str) -> None:
@@ -127,7 +123,10 @@ START_UP = r"""
 import json, sys, time
 from pathlib import Path
 import roofbot.cli, roofbot.engine, roofbot.core.check  # what a run has loaded by then
-schemas = [json.loads(p.read_text()) for p in sorted(Path(sys.argv[2]).glob("*.schema.json"))]
+from roofbot.adapters.schemas import Schemas
+folder = Schemas(Path(sys.argv[2]))
+types = [p.name.split(".")[0] for p in sorted(Path(sys.argv[2]).glob("*.schema.json"))]
+schemas = [folder.schema(t) for t in types]  # read and parsed before the clock
 t0 = time.perf_counter()
 if sys.argv[1] == "fastjsonschema":
     import fastjsonschema
@@ -137,8 +136,8 @@ if sys.argv[1] == "fastjsonschema":
 else:
     import jsonschema_rs
     t1 = time.perf_counter()
-    for s in schemas:
-        jsonschema_rs.validator_for(s, validate_formats=False)
+    for t in types:
+        assert folder.fast(t) is not None  # as roofbot builds it
 t2 = time.perf_counter()
 print(json.dumps([t1 - t0, (t2 - t1) / len(schemas)]))
 """
@@ -176,7 +175,7 @@ def main() -> None:
         if real.is_dir():
             sets[f"the users' {len(corpus(real)[0])}"] = corpus(real)
         reads = {k: per_record(readers(), raws) for k, (raws, _, _) in sets.items()}
-        checks = {k: per_record(validators(schema), recs) for k, (_, recs, schema) in sets.items()}
+        checks = {k: per_record(validators(sch), recs) for k, (_, recs, sch) in sets.items()}
         cols = list(sets)
         r_names, v_names = list(next(iter(reads.values()))), list(next(iter(checks.values())))
         table("reader", {n_: [reads[c][n_] for c in cols] for n_ in r_names}, cols, r_names[0])
