@@ -20,9 +20,7 @@ from roofbot.adapters.jsonfile import (
     parse_record_bytes,
     parse_record_bytes_stdlib,
 )
-
-REAL = Path(__file__).resolve().parents[2] / "shared" / "records-repo"
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+from tests.conftest import FIXTURES, REAL
 
 
 def outcome(reader: Any, raw: bytes) -> tuple[str, ...]:

@@ -14,10 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from roofbot.adapters.schemas import Schemas
-
-ROOT = Path(__file__).resolve().parents[1]
-REAL = ROOT.parent / "shared" / "records-repo"
-FIXTURES = ROOT / "fixtures"
+from tests.conftest import FIXTURES, REAL
 
 
 def _corpus(root: Path) -> list[dict[str, Any]]:
