@@ -25,12 +25,12 @@ class Verdict(Enum):
 
     @property
     def rank(self) -> int:
-        """Severity order, worst first (for sorting reports). Looked up by value: building
+        """Severity order, worst first (for sorting reports). Looked up in a table: building
         `list(Verdict)` for each record was 9% of a warm 10k sweep's profile."""
-        return _RANKS[self._value_]
+        return _RANKS[self]
 
 
-_RANKS = {v.value: i for i, v in enumerate(Verdict)}
+_RANKS = {v: i for i, v in enumerate(Verdict)}
 
 
 class CheckId(Enum):
