@@ -89,12 +89,16 @@ def text_entry(
 def kept_lines(r: RecordResult, found: Sequence[Finding]) -> bytes:
     """A record's lines as the result cache keeps them (the default, not verbose), after a
     first line with what the report's header counts: verdict, deprecated, checked."""
-    head = f"{r.verdict.value} {r.deprecated:d} {r.checked:d}\n"
-    return (head + "\n".join(record_lines(r, False, found))).encode("utf-8")
+    head = _kept_head_line(r.verdict, r.deprecated, r.checked)
+    return (head + "\n" + "\n".join(record_lines(r, False, found))).encode("utf-8")
+
+
+def _kept_head_line(verdict: Verdict, deprecated: bool, checked: bool) -> str:
+    return f"{verdict.value} {deprecated:d} {checked:d}"
 
 
 _HEADS = {
-    f"{v.value} {deprecated:d} {checked:d}".encode(): (v, deprecated, checked)
+    _kept_head_line(v, deprecated, checked).encode(): (v, deprecated, checked)
     for v in Verdict
     for deprecated in (False, True)
     for checked in (False, True)
