@@ -264,6 +264,40 @@ def test_a_full_sweep_forgets_records_that_are_gone(repo: Path, tmp_path: Path) 
     assert MPT_BS1 not in paths and len(paths) == n_records(repo)
 
 
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_full_sweep_forgets_the_first_a_middle_and_the_last_record(
+    repo: Path, tmp_path: Path, jobs: int
+) -> None:
+    # On one process the gone rows are the ones the sweep's ordered scan stepped over, read
+    # on past its last path and before its first; on workers, every key is read instead.
+    add_copies(repo)
+    sweep(repo, tmp_path / "cache", jobs=jobs)
+    paths = sorted((repo / "data/benchmarks").glob("*.json"))
+    for p in (paths[0], paths[len(paths) // 2], paths[-1]):
+        p.unlink()
+    _, stats = sweep(repo, tmp_path / "cache", jobs=jobs)
+    assert stats.misses == 0 and stats.hits == n_records(repo)
+    spec = CacheSpec.for_repo(Repository.open(repo), tmp_path / "cache", repo)
+    with sqlite3.connect(spec.db) as db:
+        kept = {p for (p,) in db.execute("SELECT path FROM results")}
+    assert kept == {p.relative_to(repo).as_posix() for p in paths[1:-1]} - {
+        paths[len(paths) // 2].relative_to(repo).as_posix()
+    }
+
+
+def test_a_scan_asked_out_of_order_leaves_the_prune_to_read_every_key(tmp_path: Path) -> None:
+    db = sqlite3.connect(tmp_path / "t.sqlite3")
+    db.execute("CREATE TABLE results (path TEXT PRIMARY KEY, fingerprint BLOB, x BLOB)")
+    db.executemany("INSERT INTO results VALUES (?, ?, ?)", [(p, b"f", b"") for p in "abcdef"])
+    db.commit()
+    scan = cache_module._Scan(db, b"f", "x")
+    assert scan.get("b") == ("b", b"f", b"") and scan.get("d") is not None
+    assert scan.unasked() == ["a", "c", "e", "f"]  # before the first, stepped over, after
+    scan = cache_module._Scan(db, b"f", "x")
+    assert scan.get("c") is not None and scan.get("b") is cache_module._ASK
+    assert scan.unasked() is None
+
+
 def test_a_partial_run_keeps_the_other_rows(repo: Path, tmp_path: Path) -> None:
     sweep(repo, tmp_path / "cache")
     sweep(repo, tmp_path / "cache", paths=[MPT_BS1])

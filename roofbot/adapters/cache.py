@@ -391,15 +391,21 @@ class ResultCache:
     def prune(self, keep: Iterable[str]) -> None:
         """After a sweep of every record: forget the paths that are gone."""
         self.flush()
-        # The keys alone (no row is read past its path), against the sweep's paths in memory:
-        # a warm sweep deletes nothing and writes nothing.
+        # The paths of the table against the sweep's, in memory. A sweep asked for in sorted
+        # order walked the scan along the table from its first path: the rows it stepped over
+        # are the only ones it did not ask for, and only those before its first path and
+        # after its last are left to read. Else the keys alone (no row is read past its path).
+        # A warm sweep deletes nothing and writes nothing.
         try:
             kept = set(keep)
-            gone = [(p,) for (p,) in self._db.execute("SELECT path FROM results") if p not in kept]
+            unasked = self._scan.unasked()
+            if unasked is None:
+                unasked = [p for (p,) in self._db.execute("SELECT path FROM results")]
+            gone = [p for p in unasked if p not in kept]
         except sqlite3.Error as e:
             raise CacheError(f"the result cache {self.spec.db} can't be read: {e}") from None
         if gone:
-            self._write("DELETE FROM results WHERE path = ?", gone)
+            self._write("DELETE FROM results WHERE path = ?", [(p,) for p in gone])
 
     def _write(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
         try:
@@ -438,7 +444,8 @@ _ASK: tuple[Any, ...] = ("ask",)
 
 
 class _Scan:
-    """One pass over a fingerprint's rows in path order, walked along a sorted sweep."""
+    """One pass over a fingerprint's rows in path order, walked along a sorted sweep; it
+    notes the rows it steps over, which no path asked for."""
 
     def __init__(self, db: sqlite3.Connection, fingerprint: bytes, columns: str) -> None:
         self._db = db
@@ -446,15 +453,20 @@ class _Scan:
         self._columns = columns
         self._rows: Iterator[tuple[Any, ...]] | None = None
         self._head: tuple[Any, ...] | None = None
-        self._last = ""
+        self._first = self._last = ""
+        self._sorted = True  # every path so far came in order
+        self._unasked: list[str] = []
 
     def get(self, path: str) -> tuple[Any, ...] | None:
         """The row for `path` (path, fingerprint, then the columns), None when there is none,
         _ASK when `path` came out of order."""
-        if path < self._last:
+        last = self._last
+        if path < last:
+            self._sorted = False
             return _ASK
         self._last = path
         if self._rows is None:
+            self._first = path
             self._rows = iter(
                 self._db.execute(
                     f"SELECT path, fingerprint, {self._columns} FROM results "
@@ -464,11 +476,28 @@ class _Scan:
             )
             self._head = next(self._rows, None)
         while self._head is not None and self._head[0] < path:
+            if self._head[0] != last:  # (paths come in order: only the last can be asked)
+                self._unasked.append(self._head[0])
             self._head = next(self._rows, None)
         head = self._head
         if head is None or head[0] != path or head[1] != self._fingerprint:
             return None
         return head
+
+    def unasked(self) -> list[str] | None:
+        """After a sweep: the paths of the rows no path asked for, read on to the end of the
+        table, and before its first path. None where the sweep came out of order or asked
+        for nothing."""
+        if not self._sorted or self._rows is None:
+            return None
+        last, head = self._last, self._head
+        while head is not None:
+            if head[0] != last:
+                self._unasked.append(head[0])
+            head = next(self._rows, None)
+        self._head = None
+        before = self._db.execute("SELECT path FROM results WHERE path < ?", (self._first,))
+        return [p for (p,) in before] + self._unasked
 
     def close(self) -> None:
         self._rows = None
