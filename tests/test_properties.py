@@ -4,6 +4,7 @@ GiB/GB round trips, and extraction never raises on arbitrary text."""
 from __future__ import annotations
 
 import contextlib
+import fnmatch
 from typing import Any
 
 from hypothesis import given, settings
@@ -134,6 +135,17 @@ def test_the_plain_path_shortcut_agrees_with_normalising_every_short_path() -> N
 @given(st.text(alphabet=st.sampled_from("ab./\\\x00 é"), max_size=30) | st.text(max_size=30))
 def test_the_plain_path_shortcut_agrees_with_normalising(path: str) -> None:
     _plain_is_a_fixed_point(path)
+
+
+@settings(max_examples=500)
+@given(
+    st.text(alphabet=st.sampled_from("ab.*?[]!-\\é\n"), max_size=12),
+    st.text(alphabet=st.sampled_from("ab.[]!-\\é\n"), max_size=12) | st.text(max_size=12),
+)
+def test_a_listing_matches_names_as_fnmatchcase_does(pattern: str, name: str) -> None:
+    from roofbot.adapters.tree import _name_matcher
+
+    assert bool(_name_matcher(pattern)(name)) == fnmatch.fnmatchcase(name, pattern)
 
 
 _json_values = st.recursive(

@@ -68,6 +68,9 @@ class Repository:
 
     # ------------------------------------------------------------ records
     def record_paths(self) -> list[str]:
+        """Every record file's path, sorted (a listing is: one pattern needs no merging)."""
+        if len(self.config.records) == 1:
+            return self.tree.glob(self.config.records[0])
         seen: dict[str, None] = {}
         for pattern in self.config.records:
             for p in self.tree.glob(pattern):

@@ -4,8 +4,11 @@
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
+import re
 import stat
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import Protocol
 
@@ -17,7 +20,9 @@ class TreeError(ValueError):
 class Tree(Protocol):
     """Read-only access to the files of one version of a repository, by relative path."""
 
-    def glob(self, pattern: str) -> list[str]: ...
+    def glob(self, pattern: str) -> list[str]:
+        """The paths that match `pattern` (segment by segment), sorted."""
+        ...
 
     def read(self, path: str, limit: int) -> bytes: ...
 
@@ -71,6 +76,13 @@ def path_matches(path: str, pattern: str) -> bool:
     )
 
 
+@functools.lru_cache(maxsize=64)
+def _name_matcher(pattern: str) -> Callable[[str], object]:
+    """`fnmatch.fnmatchcase(name, pattern)` as one compiled match, for a listing's every name
+    (fnmatchcase looks the pattern up again for each)."""
+    return re.compile(fnmatch.translate(pattern)).match
+
+
 def read_or_none(tree: Tree, path: str, limit: int) -> bytes | None:
     """A file's bytes where a report only wants them for line numbers: None where they can't
     be read, for any reason (no such file, a link, too big, an I/O or git failure); the
@@ -112,9 +124,9 @@ class FolderTree:
                 names = [e.name for e in it if e.is_file(follow_symlinks=False) or e.is_symlink()]
         except OSError:
             return []
-        name_pat = PurePosixPath(pattern).name
+        match = _name_matcher(PurePosixPath(pattern).name)
         prefix = "" if folder.as_posix() == "." else folder.as_posix() + "/"
-        return sorted(prefix + n for n in names if fnmatch.fnmatchcase(n, name_pat))
+        return sorted([prefix + n for n in names if match(n)])
 
     def _walk_glob(self, pattern: str) -> list[str]:
         out = []
