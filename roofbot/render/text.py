@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from operator import attrgetter
 from typing import NamedTuple
 
 from roofbot.core.results import Calibration, Message, RecordResult, Report, RoofCheck, Verdict
@@ -70,20 +71,22 @@ def record_lines(
 
 class TextEntry(NamedTuple):
     """One record as the text report lists it: how it sorts and counts, and its lines
-    (uncoloured: colour goes on as the report is put together)."""
+    (uncoloured: colour goes on as the report is put together). `rank` is the verdict's,
+    kept beside it so that the report sorts by fields, with no Python call a record."""
 
     verdict: Verdict
     deprecated: bool
     id: str
     fails: bool
     lines: str
+    rank: int
 
 
 def text_entry(
     r: RecordResult, fails: bool, verbose: bool = False, found: Sequence[Finding] = ()
 ) -> TextEntry:
     lines = "\n".join(record_lines(r, verbose, found))
-    return TextEntry(r.verdict, r.deprecated, r.id, fails, lines)
+    return TextEntry(r.verdict, r.deprecated, r.id, fails, lines, r.verdict.rank)
 
 
 def kept_lines(r: RecordResult, found: Sequence[Finding]) -> bytes:
@@ -116,7 +119,8 @@ def kept_head(kept: bytes) -> tuple[Verdict, bool, bool] | None:
 
 def kept_entry(rid: str, verdict: Verdict, deprecated: bool, fails: bool, kept: bytes) -> TextEntry:
     """The entry of a record the cache kept the lines of (its head checked by kept_head)."""
-    return TextEntry(verdict, deprecated, rid, fails, kept.partition(b"\n")[2].decode("utf-8"))
+    lines = kept.partition(b"\n")[2].decode("utf-8")
+    return TextEntry(verdict, deprecated, rid, fails, lines, verdict.rank)
 
 
 class TextSummary(NamedTuple):
@@ -159,9 +163,14 @@ def render_text(
     return assemble(entries, summary, color, quiet)
 
 
+_ORDER = attrgetter("deprecated", "rank", "id")
+"""How the text report orders its records: current before deprecated, worst verdict first,
+then by id (the sort is stable: equal ids keep their order)."""
+
+
 def assemble(entries: list[TextEntry], summary: TextSummary, color: bool, quiet: bool) -> str:
     """The text report from its records' entries (in any order) and its summary."""
-    ordered = sorted(entries, key=lambda e: (e.deprecated, e.verdict.rank, e.id))
+    ordered = sorted(entries, key=_ORDER)
     if quiet:
         ordered = [e for e in ordered if e.fails]
     current = [e for e in ordered if not e.deprecated and e.verdict is not Verdict.SKIPPED]
