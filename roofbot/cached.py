@@ -25,7 +25,7 @@ from roofbot.core.catalogue import Catalogue
 from roofbot.core.check import error_result
 from roofbot.core.results import RecordResult, Verdict
 from roofbot.engine import check_bytes, check_path, read_record, stem
-from roofbot.render.json_report import PreRendered
+from roofbot.render.json_report import PreRendered, pre_rendered
 from roofbot.render.kept import KeptForm
 
 
@@ -182,7 +182,7 @@ class CachedChecks:
             result = cache.result(rel, row) if rid in self.whole else None
             if rid not in self.whole or result is not None:
                 self.hits += 1
-                return PreRendered(rid, *head, row.kept, result)
+                return pre_rendered((rid, *head, row.kept, result))
         result = cache.result(rel, row)
         if result is None:
             return None

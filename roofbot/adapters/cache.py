@@ -30,10 +30,10 @@ import os
 import pickle
 import sqlite3
 import sys
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, fields, is_dataclass
 from enum import Enum
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -245,6 +245,13 @@ class Row(NamedTuple):
     kept: bytes | None  # what the run's format printed of the record (render/kept.py)
 
 
+_as_row: Callable[[tuple[bytes, bytes, bytes, bytes | None, bytes | None]], Row] = partial(
+    tuple.__new__, Row
+)
+"""A Row from a tuple of its fields, in C: a NamedTuple's own constructor is a Python
+function, and a warm sweep builds a row a record."""
+
+
 @dataclass(frozen=True)
 class CacheSpec:
     """Where a repository's cache is and what its rows must match: picklable, so forked
@@ -315,7 +322,7 @@ class ResultCache:
         if not isinstance(deps, bytes):
             return None
         blob = blob if isinstance(blob, bytes) else None
-        return Row(sig, dig, deps, blob, kept if isinstance(kept, bytes) else None)
+        return _as_row((sig, dig, deps, blob, kept if isinstance(kept, bytes) else None))
 
     def result_blob(self, path: str) -> bytes | None:
         """The pickled result of `path`'s row, fetched alone (a scan with a kept form leaves

@@ -9,6 +9,7 @@ import re
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from json.encoder import encode_basestring as _string  # C, as ensure_ascii=False
 from typing import IO, Any, NamedTuple, TextIO
 
@@ -210,6 +211,15 @@ class PreRendered(NamedTuple):
         return is_token_rate(self.verdict)
 
 
+pre_rendered: Callable[
+    [tuple[str, Verdict, bool, bool, bytes, RecordResult | None]], PreRendered
+] = partial(tuple.__new__, PreRendered)
+"""A PreRendered from a tuple of all its fields, in C (its own constructor is a Python
+function, and a warm sweep builds one a record)."""
+
+_TOKEN_RATE = frozenset(v for v in Verdict if is_token_rate(v))
+
+
 _VERDICTS = {f'"{v.value}"'.encode(): v for v in Verdict}
 _KEY = b"\n      "
 """How `record_text` starts a key of the record object: six spaces in. Never inside a string
@@ -261,7 +271,7 @@ class Tally:
         """Count the record; returns whether it fails the run."""
         verdict = r.verdict
         self._counts[verdict] = self._counts.get(verdict, 0) + 1
-        if is_token_rate(verdict):
+        if verdict in _TOKEN_RATE:  # is_token_rate, without a call a record
             self.token_rate += 1
             self.checked += r.checked
         failing = fails(r, self.fail_on, self.deprecated_fail)

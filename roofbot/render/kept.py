@@ -41,7 +41,7 @@ class JsonForm:
         return json_report.record_text(result, self.gotchas).encode("utf-8")
 
     def head(self, kept: bytes) -> Head | None:
-        return json_report.kept_head(kept) if _utf8(kept) else None
+        return json_report.kept_head(kept) if kept.isascii() or _utf8(kept) else None
 
 
 @dataclass(frozen=True)
@@ -60,14 +60,12 @@ class TextForm:
         return text.kept_lines(result, record_findings(result, raw, failing))
 
     def head(self, kept: bytes) -> Head | None:
-        return text.kept_head(kept) if _utf8(kept) else None
+        return text.kept_head(kept) if kept.isascii() or _utf8(kept) else None
 
 
 def _utf8(kept: bytes) -> bool:
-    """Bytes a report may write out as they are: UTF-8 (most records are ASCII, which says
-    so without decoding)."""
-    if kept.isascii():
-        return True
+    """Bytes a report may write out as they are: UTF-8 (the forms ask `isascii` first: most
+    records are ASCII, which says so without decoding or a call)."""
     try:
         kept.decode("utf-8")
     except UnicodeDecodeError:

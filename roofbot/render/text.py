@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from operator import attrgetter
 from typing import NamedTuple
 
@@ -82,6 +83,12 @@ class TextEntry(NamedTuple):
     rank: int
 
 
+_text_entry: Callable[[tuple[Verdict, bool, str, bool, str, int]], TextEntry] = partial(
+    tuple.__new__, TextEntry
+)
+"""A TextEntry from a tuple of its fields, in C (a warm sweep builds one a record)."""
+
+
 def text_entry(
     r: RecordResult, fails: bool, verbose: bool = False, found: Sequence[Finding] = ()
 ) -> TextEntry:
@@ -120,7 +127,7 @@ def kept_head(kept: bytes) -> tuple[Verdict, bool, bool] | None:
 def kept_entry(rid: str, verdict: Verdict, deprecated: bool, fails: bool, kept: bytes) -> TextEntry:
     """The entry of a record the cache kept the lines of (its head checked by kept_head)."""
     lines = kept.partition(b"\n")[2].decode("utf-8")
-    return TextEntry(verdict, deprecated, rid, fails, lines, verdict.rank)
+    return _text_entry((verdict, deprecated, rid, fails, lines, verdict.rank))
 
 
 class TextSummary(NamedTuple):
