@@ -23,7 +23,7 @@ from roofbot.adapters.repo import Repository
 from roofbot.adapters.tree import FolderTree, TreeError, read_or_none, safe_relpath
 from roofbot.core.catalogue import Catalogue
 from roofbot.core.check import error_result
-from roofbot.core.results import RecordResult, Verdict
+from roofbot.core.results import RecordResult
 from roofbot.engine import check_bytes, check_path, read_record, stem
 from roofbot.render.json_report import PreRendered, pre_rendered
 from roofbot.render.kept import KeptForm
@@ -134,7 +134,7 @@ class CachedChecks:
         result = check_bytes(self.repo, self.catalogue, rel, raw, lookup)
         self.misses += 1
         kept = self._kept(result, raw)
-        if result.verdict is not Verdict.ERROR and result.id == row_id(rel):  # adapters/cache
+        if result.id == row_id(rel):  # an error too: its words are fingerprinted (adapters/cache)
             cache.put(rel, sig, dig, deps, result, kept)
         return self._returned(result, kept)
 
