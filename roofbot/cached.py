@@ -104,7 +104,8 @@ class CachedChecks:
         assert isinstance(tree, FolderTree)
         try:
             rel = safe_relpath(path)
-            rel.encode("utf-8")  # a name that isn't UTF-8 can't be a key
+            if not rel.isascii():
+                rel.encode("utf-8")  # a name that isn't UTF-8 can't be a key
         except (TreeError, UnicodeEncodeError):
             return check_path(self.repo, self.catalogue, path)
         st = tree.regular(rel, normalised=True)

