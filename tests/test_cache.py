@@ -432,6 +432,23 @@ def test_a_json_sweep_after_a_text_sweep_adds_the_json(repo: Path, tmp_path: Pat
     assert second == plain and third == plain and stats.hits == N_FIXTURES
 
 
+def test_workers_open_a_cache_the_parent_has_made(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Two workers making a new cache file at once could get "database is locked" at once,
+    # and one then checked its share without the cache (a warm run then missed it all).
+    parent, opened = os.getpid(), cache_module.ResultCache.__init__
+
+    def open_in_a_worker(self: object, spec: CacheSpec, kept: str | None = None) -> None:
+        assert os.getpid() == parent or spec.db.exists(), "a worker made the cache file"
+        opened(self, spec, kept)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(cache_module.ResultCache, "__init__", open_in_a_worker)
+    add_copies(repo)
+    _, stats = json_sweep(repo, tmp_path / "cache", jobs=2)
+    assert stats.workers == 2 and stats.warnings == []
+
+
 def test_parallel_json_sweeps_share_the_kept_json(repo: Path, tmp_path: Path) -> None:
     add_copies(repo)
     plain, _ = json_sweep(repo, None)
