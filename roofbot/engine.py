@@ -127,10 +127,9 @@ def iter_kept(
 ) -> Iterator[RecordResult | PreRendered]:
     """`iter_results` for a report in one format: where the cache holds what that `form`
     prints of a record, the record comes as those bytes, unbuilt (with its result where its
-    id is in `whole`)."""
-    yield from _results(
-        repo, catalogue, todo, jobs, progress, cache, stats, every_record, form, whole
-    )
+    id is in `whole`). (The records come straight from `_results`: a generator around it
+    would be resumed once more a record.)"""
+    return _results(repo, catalogue, todo, jobs, progress, cache, stats, every_record, form, whole)
 
 
 AUTO_JOBS_FROM = 1_000

@@ -309,12 +309,9 @@ def stream(
                 if keep_id(item.id):
                     kept.append(item)
             if len(batch) == SPOOL_BATCH:
-                spool.write((b",\n" if n else b"") + b",\n".join(batch))
-                n += len(batch)
-                batch.clear()
+                n = _spool(spool, batch, n)
         if batch:
-            spool.write((b",\n" if n else b"") + b",\n".join(batch))
-            n += len(batch)
+            n = _spool(spool, batch, n)
         calibration, messages = finish(kept)
         ok = tally.failing == 0 and calibration.ok
         head = {
@@ -344,6 +341,17 @@ def stream(
     return ok
 
 
+def _spool(spool: IO[bytes], batch: list[bytes], n: int) -> int:
+    """Write a batch of records after the `n` already spooled (the separator apart: adding
+    it to the joined batch copied every record's bytes once more); returns the new count."""
+    if n:
+        spool.write(b",\n")
+    spool.write(b",\n".join(batch))
+    n += len(batch)
+    batch.clear()
+    return n
+
+
 def _copy_utf8(spool: IO[bytes], out: TextIO, chunk: int = 1 << 20) -> None:
     """The spooled UTF-8 onto `out`: as bytes where `out` writes UTF-8 to a byte stream (a
     sweep's records are encoded once, never decoded), else decoded chunk by chunk."""
@@ -351,7 +359,7 @@ def _copy_utf8(spool: IO[bytes], out: TextIO, chunk: int = 1 << 20) -> None:
     encoding = getattr(out, "encoding", None)
     if buffer is not None and encoding and codecs.lookup(encoding).name == "utf-8":
         out.flush()
-        shutil.copyfileobj(spool, buffer)
+        shutil.copyfileobj(spool, buffer, chunk)
         buffer.flush()
         return
     decoder = codecs.getincrementaldecoder("utf-8")()
