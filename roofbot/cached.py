@@ -214,7 +214,7 @@ class CachedChecks:
 def row_id(rel: str) -> str:
     """A cached record's id: only valid records are kept, and a valid record's id is its
     file name without `.json` (sliced off where that is plainly the case: once a record)."""
-    name = rel[rel.rfind("/") + 1 :]
-    if len(name) > 5 and name.endswith(".json") and not name.startswith("."):
-        return name[:-5]
+    name = rel[rel.rfind("/") + 1 : -5]  # (four calls fewer than slicing the name first)
+    if name and name[0] != "." and rel.endswith(".json"):
+        return name
     return stem(rel)

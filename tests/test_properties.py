@@ -148,6 +148,15 @@ def test_a_listing_matches_names_as_fnmatchcase_does(pattern: str, name: str) ->
     assert bool(_name_matcher(pattern)(name)) == fnmatch.fnmatchcase(name, pattern)
 
 
+@settings(max_examples=500)
+@given(st.text(alphabet=st.sampled_from("ab./json"), max_size=16) | st.text(max_size=16))
+def test_a_cached_rows_id_is_its_files_stem(rel: str) -> None:
+    from roofbot.cached import row_id
+    from roofbot.engine import stem
+
+    assert row_id(rel) == stem(rel)
+
+
 _json_values = st.recursive(
     st.none()
     | st.booleans()
