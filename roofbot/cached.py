@@ -212,8 +212,9 @@ class CachedChecks:
 
 
 def row_id(rel: str) -> str:
-    """A cached record's id: only valid records are kept, and a valid record's id is its
-    file name without `.json` (sliced off where that is plainly the case: once a record)."""
+    """A cached record's id: its file's stem, as a valid record's id must be and as an
+    error's is (`put` keeps only results whose id it is); sliced off where that is plainly
+    the case, since it runs once a warm record."""
     name = rel[rel.rfind("/") + 1 : -5]  # (four calls fewer than slicing the name first)
     if name and name[0] != "." and rel.endswith(".json"):
         return name

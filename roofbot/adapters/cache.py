@@ -7,13 +7,14 @@ One row per record path holds:
   the signature alone; a touched one is read and hashed, and hits if its bytes are the same;
 - the signature and digest of every file the check looked up by id (a per-user/aggregate
   sibling), a missing file included: any change there and the row is stale;
-- the fingerprint of the run: roofbot's own source, the Python and validator versions, the
-  config, the catalogue and the schemas. Change any of them and no row hits;
+- the fingerprint of the run: roofbot's own source, the Python version, the installed JSON
+  reader, validator and jsonschema (which words a schema error), the config, the catalogue
+  and the schemas. Change any of them and no row hits;
 - the pickled result, and what a run in the default text format or in `--format json`
   printed of the record (render/kept.py): a warm sweep in that format writes those bytes and
-  counts its header from them, building no result.
-  Errors are not kept: their words come from the installed jsonschema, and a broken file is
-  quick to refuse again.
+  counts its header from them, building no result. A file's error (it doesn't parse or
+  validate, or its id isn't its name) is kept like any result; a file that can't be read is
+  refused again each run.
 
 The cache lives outside the repository (a pull request can't plant one), and its rows are
 unpickled through an allow-list of roofbot's result classes all the same. A cache that can't be
