@@ -3,7 +3,6 @@ so processes, not threads. Each worker builds the catalogue once, then takes chu
 
 from __future__ import annotations
 
-import contextlib
 import multiprocessing
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -64,8 +63,6 @@ def iter_parallel(
 ) -> Iterator[RecordResult | PreRendered]:
     """The results in path order, a chunk at a time, checked on `jobs` forked workers (each
     with its own connection to the cache)."""
-    if cache is not None:
-        _prepare(cache)
     size = max(25, len(paths) // (jobs * 8) or 1)
     chunks = [paths[i : i + size] for i in range(0, len(paths), size)]
     done = 0
@@ -82,13 +79,3 @@ def iter_parallel(
             yield from results
             if progress:
                 progress(done, len(paths))
-
-
-def _prepare(cache: CacheSpec) -> None:
-    """Create the cache's file, table and WAL journal before the workers open it: two workers
-    switching a new file to WAL at once could get "database is locked" at once (no busy
-    wait), and one of them then checked its whole share without the cache."""
-    from roofbot.adapters.cache import CacheError
-
-    with contextlib.suppress(CacheError):  # else each worker says why it can't use it
-        cache.open().abandon()

@@ -32,6 +32,7 @@ import pickle
 import sqlite3
 import struct
 import sys
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, fields, is_dataclass
 from enum import Enum
@@ -47,6 +48,9 @@ if TYPE_CHECKING:
 
 FORMAT = 7
 """The layout of a row; a new layout starts a new file."""
+
+BUSY_S = 30
+"""Seconds a connection waits for another to release the file before it gives up."""
 
 FLUSH_EVERY = 256
 """Rows written in one transaction."""
@@ -301,8 +305,8 @@ class ResultCache:
         self._texts: list[tuple[bytes, str]] = []
         try:
             spec.db.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(spec.db, timeout=30, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db = sqlite3.connect(spec.db, timeout=BUSY_S, isolation_level=None)
+            _journal_wal(self._db)
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute(
                 "CREATE TABLE IF NOT EXISTS results (path TEXT PRIMARY KEY, fingerprint BLOB, "
@@ -311,7 +315,7 @@ class ResultCache:
             )
             # A second connection reads the scan: in WAL mode it keeps the snapshot it
             # started with while the first one writes.
-            reader = sqlite3.connect(spec.db, timeout=30)
+            reader = sqlite3.connect(spec.db, timeout=BUSY_S)
             reader.execute(f"PRAGMA mmap_size={SCAN_MMAP}")
             self._scan = _Scan(reader, spec.fingerprint, self._columns)
         except (OSError, sqlite3.Error) as e:
@@ -455,6 +459,23 @@ class ResultCache:
 
 
 _KEPT = ("json", "lines")
+
+
+def _journal_wal(db: sqlite3.Connection) -> None:
+    """Switch the file to WAL (a no-op once it is). Two connections switching a new file at
+    once get SQLITE_BUSY at once, without SQLite's busy wait (one of two lost in about 40%
+    of tries here: two workers, two runs sharing a cache folder), so this waits and tries
+    again, up to the connection's busy timeout."""
+    deadline = time.monotonic() + BUSY_S
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as e:
+            if e.sqlite_errorcode != sqlite3.SQLITE_BUSY or time.monotonic() > deadline:
+                raise
+            time.sleep(0.005)
+
 
 _STRICT = ", STRICT" if sqlite3.sqlite_version_info >= (3, 37) else ""
 """SQLite refuses a value of the wrong type in a STRICT table (3.37 and later), so a row
