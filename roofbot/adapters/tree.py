@@ -32,7 +32,16 @@ class Tree(Protocol):
 def safe_relpath(path: str) -> str:
     """Normalise a repository-relative path; refuse absolute paths, `..` and NUL bytes.
     (String work, not pathlib: this runs once a record on the sweep's hot path.)"""
-    if _plain(path):  # already normal (a listing's paths are): nothing to split and join
+    if (  # already normal (a listing's paths are): relative, no `.`, `..` or empty segment,
+        # no backslash, no NUL: nothing to split and join
+        path
+        and path[0] not in "/."
+        and path[-1] not in "/."
+        and "/." not in path
+        and "//" not in path
+        and "\\" not in path
+        and "\x00" not in path
+    ):
         return path
     return _normalised(path)
 
@@ -45,20 +54,6 @@ def _normalised(path: str) -> str:
     if "\x00" in s:
         raise TreeError(f"{path!r} contains a NUL byte")
     return "/".join(parts)
-
-
-def _plain(path: str) -> bool:
-    """A path safe_relpath would return unchanged: relative, no `.`, `..` or empty segment,
-    no backslash, no NUL."""
-    return (
-        bool(path)
-        and path[0] not in "/."
-        and path[-1] not in "/."
-        and "/." not in path
-        and "//" not in path
-        and "\\" not in path
-        and "\x00" not in path
-    )
 
 
 def too_big(path: str, size: int, limit: int) -> str:
