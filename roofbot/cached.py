@@ -6,7 +6,7 @@ run, with a warning, and every record is still checked."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from roofbot.adapters.cache import (
@@ -55,6 +55,7 @@ class CachedChecks:
         self.misses = 0
         self._seen: dict[str, tuple[str, bytes, bytes | None]] = {}
         self._deps_ok: dict[bytes, bool] = {}  # a row's pickled dependencies: all unchanged
+        self._now = time.time_ns()  # a file changed since the run began is racy (`signature`)
         if spec is not None and isinstance(repo.tree, FolderTree):
             try:
                 self.cache = spec.open(form.column if form else None)
@@ -62,17 +63,49 @@ class CachedChecks:
                 self.warnings.append(f"{e}; checking without it")
 
     def check(self, path: str) -> RecordResult | PreRendered:
-        if self.cache is not None:
+        """One record: `check_all` of its path."""
+        return next(self.check_all((path,)))
+
+    def check_all(self, paths: Iterable[str]) -> Iterator[RecordResult | PreRendered]:
+        """`check` of each path in turn. A record whose row answers by its signature, with
+        the files it looked up already found unchanged this run, is answered in this loop
+        (a warm sweep is this loop: 13 calls a record fewer than when each record took
+        a call of its own, see docs/performance.md); anything else goes through
+        `_through`."""
+        tree, deps_ok, now = self.repo.tree, self._deps_ok, self._now
+        for path in paths:
+            cache = self.cache
+            if cache is None or not isinstance(tree, FolderTree):
+                yield self._plain(path)
+                continue
             try:
-                return self._through(self.cache, path)
+                rel = safe_relpath(path)
+                if not rel.isascii():
+                    rel.encode("utf-8")  # a name that isn't UTF-8 can't be a key
+            except (TreeError, UnicodeEncodeError):
+                yield check_path(self.repo, self.catalogue, path)
+                continue
+            st = tree.regular(rel, normalised=True)
+            if st is None:  # missing, a link, a folder: the plain check words the error
+                yield check_path(self.repo, self.catalogue, rel)
+                continue
+            sig = signature(st, now)
+            try:
+                row = cache.row(rel)
+                if (
+                    row is not None
+                    and sig
+                    and row.sig == sig
+                    and (deps_ok.get(row.deps_blob) or self._deps_fresh(cache, row))
+                    and (hit := self._answer(cache, rel, row)) is not None
+                ):
+                    got = hit
+                else:
+                    got = self._through(cache, rel, sig, row)
             except CacheError as e:
                 self._off(e)
-        got = read_record(self.repo, path)
-        if isinstance(got, RecordResult):
-            return got
-        rel, raw = got
-        result = check_bytes(self.repo, self.catalogue, rel, raw, self.repo.find_by_id)
-        return self._returned(result, self._kept(result, raw))
+                got = self._plain(rel)
+            yield got
 
     def flush(self) -> None:
         if self.cache is not None:
@@ -99,29 +132,32 @@ class CachedChecks:
         self.cache = None
         self.warnings.append(f"{e}; checking the rest without it")
 
-    def _through(self, cache: ResultCache, path: str) -> RecordResult | PreRendered:
-        tree = self.repo.tree
-        assert isinstance(tree, FolderTree)
+    def _plain(self, path: str) -> RecordResult | PreRendered:
+        """The record checked without the cache."""
+        got = read_record(self.repo, path)
+        if isinstance(got, RecordResult):
+            return got
+        rel, raw = got
+        result = check_bytes(self.repo, self.catalogue, rel, raw, self.repo.find_by_id)
+        return self._returned(result, self._kept(result, raw))
+
+    def _through(
+        self, cache: ResultCache, rel: str, sig: bytes, row: Row | None
+    ) -> RecordResult | PreRendered:
+        """A record its row did not answer by signature: read, it is answered by the row
+        still where its bytes are the same (a touched file); else checked, and remembered
+        with the files its check looked up."""
         try:
-            rel = safe_relpath(path)
-            if not rel.isascii():
-                rel.encode("utf-8")  # a name that isn't UTF-8 can't be a key
-        except (TreeError, UnicodeEncodeError):
-            return check_path(self.repo, self.catalogue, path)
-        st = tree.regular(rel, normalised=True)
-        if st is None:  # missing, a link, a folder: the plain check words the error
-            return check_path(self.repo, self.catalogue, rel)
-        now = time.time_ns()
-        sig = signature(st, now)
-        row = cache.row(rel)
-        if row is not None and sig and row.sig == sig and (hit := self._hit(cache, rel, row, now)):
-            return hit
-        try:
-            raw = tree.read(rel, MAX_BYTES)
+            raw = self.repo.tree.read(rel, MAX_BYTES)
         except TreeError as e:
             return error_result(stem(rel), rel, str(e))
         dig = digest(raw)
-        if row is not None and row.digest == dig and (hit := self._hit(cache, rel, row, now)):
+        if (
+            row is not None
+            and row.digest == dig
+            and self._deps_fresh(cache, row)
+            and (hit := self._answer(cache, rel, row)) is not None
+        ):
             if sig:
                 cache.touch(rel, sig)
             return hit
@@ -129,7 +165,7 @@ class CachedChecks:
 
         def lookup(rid: str) -> Mapping[str, Any] | None:
             for candidate in self.repo.candidate_paths(rid):
-                deps.append(self._dependency(candidate, now))
+                deps.append(self._dependency(candidate))
             return self.repo.find_by_id(rid)
 
         result = check_bytes(self.repo, self.catalogue, rel, raw, lookup)
@@ -139,7 +175,7 @@ class CachedChecks:
             cache.put(rel, sig, dig, deps, result, kept)
         return self._returned(result, kept)
 
-    def _dependency(self, path: str, now: int, need_digest: bool = True) -> Dependency:
+    def _dependency(self, path: str, need_digest: bool = True) -> Dependency:
         """A looked-up file as it is now: its signature and digest; (b"-", b"") if none.
         Found once a run per file (many records name the same sibling or gotcha); the
         digest only read when asked for."""
@@ -148,7 +184,7 @@ class CachedChecks:
             tree = self.repo.tree
             assert isinstance(tree, FolderTree)
             st = tree.regular(path)
-            known = (path, b"-", b"") if st is None else (path, signature(st, now), None)
+            known = (path, b"-", b"") if st is None else (path, signature(st, self._now), None)
         if known[2] is None and need_digest:
             try:
                 known = (path, known[1], digest(self.repo.tree.read(path, MAX_BYTES)))
@@ -157,33 +193,37 @@ class CachedChecks:
         self._seen[path] = known
         return (path, known[1], known[2] or b"")
 
-    def _unchanged(self, dep: Dependency, now: int) -> bool:
+    def _unchanged(self, dep: Dependency) -> bool:
         """A looked-up file is as it was: by signature where that can tell, else by content."""
         path, sig, dig = dep
-        current = self._dependency(path, now, need_digest=False)
+        current = self._dependency(path, need_digest=False)
         if sig == b"-" or current[1] == b"-":
             return current[1] == sig
         if sig and current[1] == sig:
             return True
-        return self._dependency(path, now)[2] == dig
+        return self._dependency(path)[2] == dig
 
-    def _hit(
-        self, cache: ResultCache, rel: str, row: Row, now: int
-    ) -> RecordResult | PreRendered | None:
+    def _deps_fresh(self, cache: ResultCache, row: Row) -> bool:
+        """The files the row's check looked up are unchanged (each set once a run: many rows
+        share one, the same sibling, the same gotcha)."""
         ok = self._deps_ok.get(row.deps_blob)
-        if ok is None:  # each set of looked-up files is checked once a run
+        if ok is None:
             deps = cache.deps(row)
-            ok = deps is not None and all(self._unchanged(dep, now) for dep in deps)
+            ok = deps is not None and all(self._unchanged(dep) for dep in deps)
             self._deps_ok[row.deps_blob] = ok
-        if not ok:
-            return None
-        form = self.form
-        if form is not None and row.kept and (head := form.head(row.kept)):
+        return ok
+
+    def _answer(self, cache: ResultCache, rel: str, row: Row) -> RecordResult | PreRendered | None:
+        """A fresh row's record: as the run's form printed it, where the row kept that (with
+        its result where the run needs it whole); else its result (rendered with a form,
+        and kept); None where the row can't say (corrupt, foreign)."""
+        form, whole = self.form, self.whole
+        if form is not None and row.kept is not None and (got := form.read_back(row.kept)):
             rid = row_id(rel)
-            result = cache.result(rel, row) if rid in self.whole else None
-            if rid not in self.whole or result is not None:
+            result = cache.result(rel, row) if rid in whole else None
+            if result is not None or rid not in whole:
                 self.hits += 1
-                return pre_rendered((rid, *head, row.kept, result))
+                return pre_rendered((rid, *got, result))
         result = cache.result(rel, row)
         if result is None:
             return None
@@ -203,12 +243,10 @@ class CachedChecks:
         """The record as `check` returns it: as printed where the run has a form, with its
         result only where the run needs it whole (a worker would otherwise pickle every
         record's result back to the parent, to be dropped)."""
-        if kept is None:
+        got = self.form.read_back(kept) if self.form is not None and kept is not None else None
+        if got is None:  # (bytes just written read back: only without a form)
             return result
-        whole = result if result.id in self.whole else None
-        return PreRendered(
-            result.id, result.verdict, result.deprecated, result.checked, kept, whole
-        )
+        return pre_rendered((result.id, *got, result if result.id in self.whole else None))
 
 
 def row_id(rel: str) -> str:

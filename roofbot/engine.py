@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
+from itertools import islice
 from typing import TYPE_CHECKING
 
 from roofbot.adapters.jsonfile import MAX_BYTES, RecordFileError, parse_record_bytes
@@ -198,23 +199,24 @@ def _results(
         probe = AUTO_PROBE if parallel and auto and cache is not None else 0
         rest = len(todo) if probe or not parallel else 0
         if rest:
-            check: Callable[[str], RecordResult | PreRendered] = partial(
-                check_path, repo, catalogue
+            checked: Iterator[RecordResult | PreRendered] = map(
+                partial(check_path, repo, catalogue), todo
             )
             checks = None
             if cache is not None or form is not None:  # a form: the file is read once
                 from roofbot.cached import CachedChecks
 
                 checks = CachedChecks(repo, catalogue, cache, form, whole)
-                check = checks.check
-            try:
-                for i, p in enumerate(todo):
-                    yield check(p)
-                    if progress:
-                        progress(i + 1, len(todo))
-                    if i + 1 == probe and checks is not None and 2 * checks.misses > probe:
+                checked = checks.check_all(todo)
+            if progress:
+                checked = _reporting(checked, progress, len(todo))
+            try:  # (delegated: a warm record passes no Python line of this loop)
+                if probe:
+                    yield from islice(checked, probe)
+                    if len(todo) > probe and checks is not None and 2 * checks.misses > probe:
                         rest = probe
-                        break
+                if rest == len(todo):
+                    yield from checked
             finally:
                 if checks is not None:
                     checks.close(todo if every_record and rest == len(todo) else None)
@@ -231,6 +233,14 @@ def _results(
             yield from iter_parallel(repo, todo[rest:], jobs, moved, cache, stats, form, whole)
             if cache is not None and every_record:
                 _prune(repo, catalogue, cache, todo, stats)
+
+
+def _reporting(
+    items: Iterator[RecordResult | PreRendered], progress: Callable[[int, int], None], total: int
+) -> Iterator[RecordResult | PreRendered]:
+    for i, item in enumerate(items, 1):
+        yield item
+        progress(i, total)
 
 
 def _prune(

@@ -40,7 +40,7 @@ def _check_chunk(
     """A chunk's results, and what the worker's cache did for it (hits, misses, warnings)."""
     checks = _STATE[-1]
     hits, misses = checks.hits, checks.misses
-    results = [checks.check(p) for p in paths]
+    results = list(checks.check_all(paths))
     checks.flush()
     warnings, checks.warnings = checks.warnings, []
     return results, checks.hits - hits, checks.misses - misses, warnings

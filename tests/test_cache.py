@@ -422,7 +422,10 @@ def test_kept_hits_build_no_result(repo: Path, tmp_path: Path, form_name: str) -
         result = whole[item.id]
         assert (item.verdict, item.deprecated) == (result.verdict, result.deprecated)
         assert (item.token_rate, item.checked) == (result.token_rate, result.checked)
-        assert form.head(item.text) == (result.verdict, result.deprecated, result.checked)
+        raw = (repo / result.path).read_bytes()
+        assert form.read_back(form.render(result, lambda raw=raw: raw)) == (
+            result.verdict, result.deprecated, result.checked, item.text
+        )  # fmt: skip
 
 
 def test_a_json_sweep_after_a_text_sweep_adds_the_json(repo: Path, tmp_path: Path) -> None:
@@ -520,20 +523,29 @@ def test_a_garbled_row_is_a_miss_in_either_format(
 def test_the_header_fields_read_back_from_each_kept_json(
     fixtures_repo: Repository,
 ) -> None:
-    """A warm JSON sweep counts its header from the kept report JSON itself, so the counts
-    and the records written can't disagree: every fixture record's verdict, deprecated and
-    checked read back as the result has them."""
+    """A warm JSON sweep counts its header from the line kept above the record's object and
+    writes the object: every fixture record's verdict, deprecated and checked read back as
+    the result has them, with the object `record_text` writes; bytes no form wrote, or
+    another form's, read back as nothing."""
     from roofbot.links import gotcha_paths
-    from roofbot.render.json_report import kept_head, record_text
+    from roofbot.render.json_report import record_text
+    from roofbot.render.kept import JsonForm, TextForm
 
     gotchas = gotcha_paths(fixtures_repo.config, fixtures_repo.catalogue())
+    form = JsonForm(gotchas)
+    cfg = fixtures_repo.config
+    lines = TextForm(cfg.fail_on, cfg.deprecated_fail)
     results = run_check(fixtures_repo, calibration=False).records
     assert {r.checked for r in results} == {True, False}
     assert any(r.deprecated for r in results)
     for r in results:
-        text = record_text(r, gotchas).encode("utf-8")
-        assert kept_head(text) == (r.verdict, r.deprecated, r.checked), r.id
-    assert kept_head(b"") is None
+        kept = form.render(r, lambda: None)
+        printed = record_text(r, gotchas).encode("utf-8")
+        assert form.read_back(kept) == (r.verdict, r.deprecated, r.checked, printed), r.id
+        assert form.read_back(printed) is None  # no head line
+        assert form.read_back(kept[:-1]) is None  # not the whole object
+        assert form.read_back(lines.render(r, lambda: None)) is None, r.id
+    assert form.read_back(b"") is None
 
 
 def text_sweep(

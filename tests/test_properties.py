@@ -224,26 +224,33 @@ def test_text_cleaning_skips_the_walk_only_where_it_would_change_nothing(
     assert _clean(text, limit) == (walked if len(walked) <= limit else walked[: limit - 1] + "…")
 
 
-def _kept_head_by_parsing(kept: bytes) -> tuple[Verdict, bool, bool] | None:
-    """The head read back by splitting and decoding, as `kept_head` did before its table."""
+def _read_back_by_parsing(kept: bytes) -> tuple[Verdict, bool, bool, bytes] | None:
+    """A kept record read back by splitting and decoding, as the text form did before its
+    table of head lines."""
     first, _, rest = kept.partition(b"\n")
     parts = first.split(b" ")
     if len(parts) != 3 or not rest or parts[1] not in (b"0", b"1") or parts[2] not in (b"0", b"1"):
         return None
+    try:
+        rest.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
     verdict = {v.value: v for v in Verdict}.get(parts[0].decode("ascii", "replace"))
-    return None if verdict is None else (verdict, parts[1] == b"1", parts[2] == b"1")
+    return None if verdict is None else (verdict, parts[1] == b"1", parts[2] == b"1", rest)
 
 
-_HEAD_PIECES = st.sampled_from([v.value.encode() for v in Verdict] + [b"0", b"1", b" ", b"\n"])
+_HEAD_PIECES = st.sampled_from(
+    [v.value.encode() for v in Verdict] + [b"0", b"1", b" ", b"\n", "é".encode(), b"\xe9"]
+)
 
 
 @settings(max_examples=500)
 @given(st.lists(_HEAD_PIECES | st.binary(max_size=3), max_size=8).map(b"".join))
-def test_a_kept_head_is_read_back_as_parsing_it_would(kept: bytes) -> None:
-    from roofbot.render.text import kept_head
+def test_a_kept_record_is_read_back_as_parsing_it_would(kept: bytes) -> None:
+    from roofbot.render.kept import _read_back
 
-    assert kept_head(kept) == _kept_head_by_parsing(kept)
+    assert _read_back(kept) == _read_back_by_parsing(kept)
     for v in Verdict:
         for deprecated in (False, True):
             line = f"{v.value} {deprecated:d} 1\nx".encode()
-            assert kept_head(line) == _kept_head_by_parsing(line) == (v, deprecated, True)
+            assert _read_back(line) == _read_back_by_parsing(line) == (v, deprecated, True, b"x")

@@ -46,7 +46,7 @@ from roofbot.core.results import RecordResult
 if TYPE_CHECKING:
     from roofbot.adapters.repo import Repository
 
-FORMAT = 7
+FORMAT = 8
 """The layout of a row; a new layout starts a new file."""
 
 BUSY_S = 30

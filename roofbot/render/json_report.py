@@ -5,7 +5,6 @@ from __future__ import annotations
 import codecs
 import json
 import math
-import re
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
@@ -218,37 +217,6 @@ pre_rendered: Callable[
 function, and a warm sweep builds one a record)."""
 
 _TOKEN_RATE = frozenset(v for v in Verdict if is_token_rate(v))
-
-
-_VERDICTS = {f'"{v.value}"'.encode(): v for v in Verdict}
-_KEY = b"\n      "
-"""How `record_text` starts a key of the record object: six spaces in. Never inside a string
-value: JSON writes a newline in a string as an escape."""
-
-
-def kept_head(text: bytes) -> tuple[Verdict, bool, bool] | None:
-    """What the report's header counts of a record, read back from the report JSON that
-    `record_text` wrote for it: verdict, deprecated, checked (a roof applied). None for
-    bytes that aren't such JSON: the caller renders the record again. (That the bytes are
-    UTF-8 is render/kept.py's check, for both forms.)"""
-    head = _HEAD.match(text)  # (it starts the object)
-    if head is None or not text.endswith(b"}"):
-        return None
-    verdict = _VERDICTS.get(head[1])
-    binding = text.rfind(_BINDING)  # the one key at this depth: nearer the end (4x faster)
-    if verdict is None or binding < 0:
-        return None
-    return verdict, head[2] == b"true", not text.startswith(b"null", binding + _BINDING_LEN)
-
-
-_HEAD = re.compile(
-    rb'    \{\n      "id": .*\n      "path": .*\n      "status": .*\n'
-    rb'      "verdict": ("[a-z]+"),\n      "deprecated": (true|false),\n'
-)
-"""The record object's first lines as `record_json` orders its keys."""
-
-_BINDING = _KEY + b'"binding": '
-_BINDING_LEN = len(_BINDING)
 
 
 class Tally:

@@ -1,8 +1,9 @@
 """What the result cache keeps of a record's report beside its result, so that a warm sweep
 writes it without building the result: the JSON report's record object, or the text report's
-lines. Each form renders a result to bytes, and reads back from those bytes what the report's
-header counts (verdict, deprecated, checked), or None for bytes it did not write (or that
-are not UTF-8)."""
+lines, after a first line with what the report's header counts (verdict, deprecated, checked).
+Each form renders a result to those bytes, and reads them back: the counts by one look-up of
+the first line, and what the report prints; None for bytes it did not write (or that are not
+UTF-8)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,8 @@ from roofbot.core.results import RecordResult, Verdict, fails
 from roofbot.render import json_report, text
 from roofbot.render.findings import has_findings, record_findings
 
-Head = tuple[Verdict, bool, bool]
-"""verdict, deprecated, checked (a roof applied)."""
+Kept = tuple[Verdict, bool, bool, bytes]
+"""verdict, deprecated, checked (a roof applied), and what the report prints of the record."""
 
 
 class KeptForm(Protocol):
@@ -25,8 +26,9 @@ class KeptForm(Protocol):
         """The kept bytes; `read` gives the record file's bytes, where the form needs them."""
         ...
 
-    def head(self, kept: bytes) -> Head | None:
-        """What the summary counts, read back; None for bytes this form did not write."""
+    def read_back(self, kept: bytes) -> Kept | None:
+        """What the summary counts and what the report prints; None for bytes this form did
+        not write."""
         ...
 
 
@@ -38,10 +40,13 @@ class JsonForm:
     column: ClassVar[str] = "json"
 
     def render(self, result: RecordResult, read: Callable[[], bytes | None]) -> bytes:
-        return json_report.record_text(result, self.gotchas).encode("utf-8")
+        return _with_head(result, json_report.record_text(result, self.gotchas))
 
-    def head(self, kept: bytes) -> Head | None:
-        return json_report.kept_head(kept) if kept.isascii() or _utf8(kept) else None
+    def read_back(self, kept: bytes) -> Kept | None:
+        got = _read_back(kept)
+        if got is None or not (got[3].startswith(b"    {") and got[3].endswith(b"}")):
+            return None  # (not a record's object, by its first and last bytes)
+        return got
 
 
 @dataclass(frozen=True)
@@ -57,10 +62,38 @@ class TextForm:
     def render(self, result: RecordResult, read: Callable[[], bytes | None]) -> bytes:
         failing = fails(result, self.fail_on, self.deprecated_fail)
         raw = read() if has_findings(result) else None
-        return text.kept_lines(result, record_findings(result, raw, failing))
+        return _with_head(result, text.kept_lines(result, record_findings(result, raw, failing)))
 
-    def head(self, kept: bytes) -> Head | None:
-        return text.kept_head(kept) if kept.isascii() or _utf8(kept) else None
+    def read_back(self, kept: bytes) -> Kept | None:
+        return _read_back(kept)
+
+
+def _head_line(verdict: Verdict, deprecated: bool, checked: bool) -> str:
+    return f"{verdict.value} {deprecated:d} {checked:d}"
+
+
+def _with_head(result: RecordResult, printed: str) -> bytes:
+    head = _head_line(result.verdict, result.deprecated, result.checked)
+    return f"{head}\n{printed}".encode()
+
+
+_HEADS = {
+    _head_line(v, deprecated, checked).encode(): (v, deprecated, checked)
+    for v in Verdict
+    for deprecated in (False, True)
+    for checked in (False, True)
+}
+"""Every first line `_with_head` writes, read back by one look-up (not split and decoded)."""
+
+
+def _read_back(kept: bytes) -> Kept | None:
+    """The head line read back, and the rest where it is UTF-8 (a report writes it as it
+    is); None for bytes no form wrote."""
+    first, _, printed = kept.partition(b"\n")
+    head = _HEADS.get(first)
+    if head is None or not printed or not (printed.isascii() or _utf8(printed)):
+        return None
+    return (*head, printed)
 
 
 def _utf8(kept: bytes) -> bool:

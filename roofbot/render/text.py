@@ -96,38 +96,16 @@ def text_entry(
     return TextEntry(r.verdict, r.deprecated, r.id, fails, lines, r.verdict.rank)
 
 
-def kept_lines(r: RecordResult, found: Sequence[Finding]) -> bytes:
-    """A record's lines as the result cache keeps them (the default, not verbose), after a
-    first line with what the report's header counts: verdict, deprecated, checked."""
-    head = _kept_head_line(r.verdict, r.deprecated, r.checked)
-    return (head + "\n" + "\n".join(record_lines(r, False, found))).encode("utf-8")
+def kept_lines(r: RecordResult, found: Sequence[Finding]) -> str:
+    """A record's lines as the result cache keeps them (the default, not verbose)."""
+    return "\n".join(record_lines(r, False, found))
 
 
-def _kept_head_line(verdict: Verdict, deprecated: bool, checked: bool) -> str:
-    return f"{verdict.value} {deprecated:d} {checked:d}"
-
-
-_HEADS = {
-    _kept_head_line(v, deprecated, checked).encode(): (v, deprecated, checked)
-    for v in Verdict
-    for deprecated in (False, True)
-    for checked in (False, True)
-}
-"""Every first line `kept_lines` writes (verdict, deprecated, checked), read back by one
-dict look-up."""
-
-
-def kept_head(kept: bytes) -> tuple[Verdict, bool, bool] | None:
-    """`kept_lines`'s first line read back; None for bytes it didn't write (that the bytes
-    are UTF-8 is render/kept.py's check, for both forms)."""
-    first, _, rest = kept.partition(b"\n")
-    return _HEADS.get(first) if rest else None
-
-
-def kept_entry(rid: str, verdict: Verdict, deprecated: bool, fails: bool, kept: bytes) -> TextEntry:
-    """The entry of a record the cache kept the lines of (its head checked by kept_head)."""
-    lines = kept.partition(b"\n")[2].decode("utf-8")
-    return _text_entry((verdict, deprecated, rid, fails, lines, verdict.rank))
+def kept_entry(
+    rid: str, verdict: Verdict, deprecated: bool, fails: bool, printed: bytes
+) -> TextEntry:
+    """The entry of a record the cache kept the lines of (read back by render/kept.py)."""
+    return _text_entry((verdict, deprecated, rid, fails, printed.decode("utf-8"), verdict.rank))
 
 
 class TextSummary(NamedTuple):
