@@ -69,9 +69,8 @@ class CachedChecks:
     def check_all(self, paths: Iterable[str]) -> Iterator[RecordResult | PreRendered]:
         """`check` of each path in turn. A record whose row answers by its signature, with
         the files it looked up already found unchanged this run, is answered in this loop
-        (a warm sweep is this loop: 13 calls a record fewer than when each record took
-        a call of its own, see docs/performance.md); anything else goes through
-        `_through`."""
+        (a warm sweep is this loop, with no call a record into `check` and `_through`: see
+        docs/performance.md, the eighth pass); anything else goes through `_through`."""
         tree, deps_ok, now = self.repo.tree, self._deps_ok, self._now
         for path in paths:
             cache = self.cache

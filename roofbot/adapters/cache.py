@@ -203,8 +203,8 @@ def _installed(package: str, suffix: str) -> list[tuple[str, int, int]] | None:
     if spec is None or not spec.submodule_search_locations:
         return None
     folder = next(iter(spec.submodule_search_locations))
-    files = [e for e in os.scandir(folder) if e.name.endswith(suffix)]
-    return sorted((e.name, e.stat().st_size, e.stat().st_mtime_ns) for e in files)
+    stats = [(e.name, e.stat()) for e in os.scandir(folder) if e.name.endswith(suffix)]
+    return sorted((name, st.st_size, st.st_mtime_ns) for name, st in stats)
 
 
 def _canonical(obj: Any) -> Any:
