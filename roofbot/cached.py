@@ -30,7 +30,8 @@ from roofbot.render.kept import KeptForm
 
 
 class CachedChecks:
-    """`check(path)` is `engine.check_path(repo, catalogue, path)`, through the cache."""
+    """`check_all(paths)` is `engine.check_path(repo, catalogue, path)` of each path, through
+    the cache."""
 
     def __init__(
         self,
@@ -40,7 +41,7 @@ class CachedChecks:
         form: KeptForm | None = None,
         whole: frozenset[str] = frozenset(),
     ) -> None:
-        """With a `form` (render/kept.py), `check` returns a record as what that format
+        """With a `form` (render/kept.py), `check_all` gives a record as what that format
         prints of it (PreRendered), from the cache without building the result; the records
         whose ids are in `whole` (the calibration set) come with their result too. A record
         checked here (no cache, a miss, an error) is rendered with the bytes its check read,
@@ -62,14 +63,10 @@ class CachedChecks:
             except CacheError as e:
                 self.warnings.append(f"{e}; checking without it")
 
-    def check(self, path: str) -> RecordResult | PreRendered:
-        """One record: `check_all` of its path."""
-        return next(self.check_all((path,)))
-
     def check_all(self, paths: Iterable[str]) -> Iterator[RecordResult | PreRendered]:
-        """`check` of each path in turn. A record whose row answers by its signature, with
+        """Each path's record in turn. A record whose row answers by its signature, with
         the files it looked up already found unchanged this run, is answered in this loop
-        (a warm sweep is this loop, with no call a record into `check` and `_through`: see
+        (a warm sweep is this loop, with no call a record into a per-record method: see
         docs/performance.md, the eighth pass); anything else goes through `_through`."""
         tree, deps_ok, now = self.repo.tree, self._deps_ok, self._now
         for path in paths:
@@ -239,7 +236,7 @@ class CachedChecks:
         return self.form.render(result, lambda: raw) if self.form is not None else None
 
     def _returned(self, result: RecordResult, kept: bytes | None) -> RecordResult | PreRendered:
-        """The record as `check` returns it: as printed where the run has a form, with its
+        """The record as `check_all` gives it: as printed where the run has a form, with its
         result only where the run needs it whole (a worker would otherwise pickle every
         record's result back to the parent, to be dropped)."""
         got = self.form.read_back(kept) if self.form is not None and kept is not None else None
