@@ -490,6 +490,13 @@ def test_parallel_json_sweeps_share_the_kept_json(repo: Path, tmp_path: Path) ->
             b'    {\n      "id": "x",\n      "path": "p",\n      "status": null,\n'
             b'      "verdict": "pass",\n      "deprecated": false,\n      "binding": null\xff\n    }',
         ),
+        # the kept object after its head line (the eighth performance pass): a head that
+        # reads back, and what follows isn't a whole record object, or isn't UTF-8
+        ("json", b'pass 0 0\n    {\n      "id": "x"\xff\n    }'),
+        ("json", b'pass 0 0\n    {\n      "inputs": {\n        "a": 1\n      }'),  # cut off
+        ("json", b"pass 0 0\nfine so far"),  # the text form's lines
+        ("json", b"pass 0 0\n"),
+        ("lines", b"pass 0 0\n"),
         ("lines", b"pass 0 0\nfine so far \xff"),
         ("lines", b"no-such-verdict 0 0\nx"),
         ("sig", None),

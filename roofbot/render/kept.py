@@ -44,8 +44,8 @@ class JsonForm:
 
     def read_back(self, kept: bytes) -> Kept | None:
         got = _read_back(kept)
-        if got is None or not (got[3].startswith(b"    {") and got[3].endswith(b"}")):
-            return None  # (not a record's object, by its first and last bytes)
+        if got is None or not (got[3].startswith(b"    {\n") and got[3].endswith(b"\n    }")):
+            return None  # not a whole record object: its braces, at its depth, start and end it
         return got
 
 
