@@ -26,7 +26,7 @@ from roofbot.core.check import error_result
 from roofbot.core.results import RecordResult
 from roofbot.engine import check_bytes, check_path, read_record, stem
 from roofbot.render.json_report import PreRendered, pre_rendered
-from roofbot.render.kept import KeptForm
+from roofbot.render.kept import KeptForm, printed
 
 
 class CachedChecks:
@@ -239,10 +239,12 @@ class CachedChecks:
         """The record as `check_all` gives it: as printed where the run has a form, with its
         result only where the run needs it whole (a worker would otherwise pickle every
         record's result back to the parent, to be dropped)."""
-        got = self.form.read_back(kept) if self.form is not None and kept is not None else None
-        if got is None:  # (bytes just written read back: only without a form)
+        if kept is None:
             return result
-        return pre_rendered((result.id, *got, result if result.id in self.whole else None))
+        whole = result if result.id in self.whole else None
+        return pre_rendered(
+            (result.id, result.verdict, result.deprecated, result.checked, printed(kept), whole)
+        )
 
 
 def row_id(rel: str) -> str:

@@ -86,6 +86,12 @@ _HEADS = {
 """Every first line `_with_head` writes, read back by one look-up (not split and decoded)."""
 
 
+def printed(kept: bytes) -> bytes:
+    """What the report prints of bytes a form's `render` has just written: all after the head
+    line, which is the result's own (bytes read from the cache go through `read_back`)."""
+    return kept.partition(b"\n")[2]
+
+
 def _read_back(kept: bytes) -> Kept | None:
     """The head line read back, and the rest where it is UTF-8 (a report writes it as it
     is); None for bytes no form wrote."""
