@@ -15,7 +15,7 @@ from roofbot.adapters.git import (
     changed_files,
     dependents,
     has_commit,
-    parse_name_status,
+    parse_raw_diff,
 )
 from roofbot.adapters.repo import Repository
 from roofbot.adapters.tree import TreeError
@@ -72,13 +72,23 @@ def test_changed_files(pull: tuple[Path, str, str]) -> None:
     }  # fmt: skip
 
 
-def test_parse_name_status_handles_odd_names() -> None:
-    raw = b"M\0a\nb.json\0R087\0old.json\0new name.json\0D\0gone.json\0"
-    assert parse_name_status(raw) == [
-        ("modified", "a\nb.json", None),
-        ("renamed", "new name.json", "old.json"),
-        ("deleted", "gone.json", None),
+def test_parse_raw_diff_handles_odd_names_and_gives_the_head_mode() -> None:
+    z, one, two = "0" * 40, "1" * 40, "2" * 40
+    raw = (
+        f":100644 100644 {one} {two} M\0a\nb.json\0"
+        f":100644 100644 {one} {one} R087\0old.json\0new name.json\0"
+        f":100644 000000 {one} {z} D\0gone.json\0"
+        f":000000 120000 {z} {two} A\0link.json\0"
+        f":120000 100644 {one} {two} T\0was-a-link.json\0"
+    ).encode()
+    assert parse_raw_diff(raw) == [
+        ("modified", "a\nb.json", None, "100644"),
+        ("renamed", "new name.json", "old.json", "100644"),
+        ("deleted", "gone.json", None, "000000"),
+        ("added", "link.json", None, "120000"),
+        ("typechange", "was-a-link.json", None, "100644"),
     ]
+    assert parse_raw_diff(b"") == []
 
 
 def test_has_commit(pull: tuple[Path, str, str]) -> None:
