@@ -532,7 +532,7 @@ def evaluate(s: Settings, inputs: Inputs) -> Outcome:
             "This pull request changes no benchmark record, catalogue record or roofbot pin.\n"
         )
         return Outcome(None, changes, "success", describe(None, changes), text, text, (), "{}\n")
-    repo.prefetch_ids(c.id for c in config.calibration)  # one git look-up, not one each
+    repo.prefetch_checks(records + deps, [c.id for c in config.calibration])
     report = run_check(repo, records + deps, calibration=True)
     from roofbot.core.results import Message
 

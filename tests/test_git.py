@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from roofbot.adapters.git import (
+    Entry,
     GitTree,
     changed_files,
     dependents,
@@ -126,6 +127,44 @@ def test_check_runs_on_the_head_tree(pull: tuple[Path, str, str]) -> None:
     by_id = {r.id: r for r in report.records}
     assert by_id["evil"].verdict.value == "error"
     assert not report.calibration.ok  # 1935 GB/s moves the MPT calibration entry
+
+
+class _CountingTree(GitTree):
+    """A GitTree that notes every `git ls-tree` it runs."""
+
+    def __init__(self, repo_dir: Path, rev: str) -> None:
+        super().__init__(repo_dir, rev)
+        self.listed: list[tuple[str, ...]] = []
+
+    def _ls(self, *args: str) -> list[Entry]:
+        self.listed.append(args)
+        return super()._ls(*args)
+
+
+def test_a_prs_records_calibration_and_siblings_are_looked_up_in_two_git_calls(
+    pull: tuple[Path, str, str],
+) -> None:
+    """Each file looked up alone runs `git ls-tree`, which reads the folder's whole tree
+    object (about 20 ms in a folder of 100,000 records): `prefetch_checks` looks up the
+    PR's records and the calibration set in one, and the records their texts name in a
+    second. The report is the one the check gives file by file."""
+    repo, _base, head = pull
+    record = f"{B}/mpt7b-a100-bs1-per-user-decode-tps.json"  # names its two bs64 siblings
+    disk = Repository.open(repo)
+    reports, lookups = [], []
+    for prefetch in (False, True):
+        with _CountingTree(repo, head) as tree:
+            repository = Repository(tree, disk.config, disk.schemas)
+            if prefetch:
+                repository.prefetch_checks([record], [c.id for c in disk.config.calibration])
+            reports.append(run_check(repository, [record], calibration=True))
+        lookups.append([a for a in tree.listed if any(x.startswith(f"{B}/") for x in a)])
+    one_by_one, together = lookups
+    assert len(one_by_one) >= 4 and len(together) == 2
+    assert f"{B}/mpt7b-a100-bs64-aggregate-output-tps.json" in together[1]  # a sibling
+    assert reports[0] == reports[1]
+    by_id = {r.id: r for r in reports[1].records}
+    assert by_id["mpt7b-a100-bs1-per-user-decode-tps"].checked
 
 
 def test_dependents_of_a_changed_accelerator(pull: tuple[Path, str, str]) -> None:

@@ -200,15 +200,14 @@ ID_WORDS = st.text(alphabet="ab9-. \n(),:", max_size=60)
     ).map("".join)
 )
 def test_sibling_ids_read_word_by_word_are_those_a_whole_scan_finds(text: str) -> None:
-    """`siblings` scans only whitespace-free words with three dashes; over any text it finds
-    the ids the pattern finds over the whole text, in the same order."""
+    """`mentioned_ids` scans only whitespace-free words with three dashes; over any text it
+    finds the ids the pattern finds over the whole text, in the same order."""
     from roofbot.core.extract import text_fields
-    from roofbot.core.resolve import _ID_MENTION, _Resolver
+    from roofbot.core.resolve import _ID_MENTION, mentioned_ids
 
     record = {"id": "own-id-is-left-out", "unit": text, "methodology": "", "notes": text}
-    r = _Resolver(record, CAT, {}, text_fields(record))
     whole = [m[0] for m in _ID_MENTION.finditer(text) if m[0] != record["id"]]
-    assert r.siblings() == tuple(dict.fromkeys(whole))
+    assert mentioned_ids(text_fields(record), record["id"]) == tuple(dict.fromkeys(whole))
 
 
 @settings(max_examples=300)

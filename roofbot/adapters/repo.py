@@ -4,7 +4,7 @@ file becomes an `error` result or a report message; nothing here raises for bad 
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,12 +15,17 @@ from roofbot.adapters.jsonfile import MAX_BYTES, Parsed, RecordFileError, parse_
 from roofbot.adapters.schemas import Schemas
 from roofbot.adapters.tree import FolderTree, Tree, TreeError, path_matches
 from roofbot.core.catalogue import Catalogue, build_catalogue
+from roofbot.core.check import MAX_SIBLINGS
 from roofbot.core.config import Config, ConfigError, parse_config
+from roofbot.core.extract import text_fields
+from roofbot.core.resolve import mentioned_ids
 from roofbot.core.results import Message
 
 CONFIG_NAME = ".roofbot.yml"
 MAX_CONFIG_BYTES = 256 * 1024
 MAX_ALIASES = 64
+MAX_PREFETCH = 64
+"""Files a PR's check looks up together before it starts (`prefetch_checks`), at most."""
 
 
 def load_config_text(text: str | None) -> Config:
@@ -112,12 +117,34 @@ class Repository:
             if "*" not in candidate:
                 yield candidate
 
-    def prefetch_ids(self, ids: Iterable[str]) -> None:
-        """Where the tree can look up many paths at once (a git commit), look up the files
-        of these records together: the calibration set, before a PR's check reads it."""
+    def prefetch_checks(self, paths: Sequence[str], ids: Iterable[str]) -> None:
+        """Where the tree looks up many paths at once (a git commit), look up together what
+        a PR's check will read: the records at `paths`, the records `ids` (the calibration
+        set), then the records their texts name (the siblings their checks look up). Two
+        look-ups in all, where each file looked up alone reads its folder's whole tree object
+        again (about 20 ms in a folder of 100,000 records; bench/bench_pr.py). A PR of more
+        than `MAX_PREFETCH` records has their folder listed once instead (`GitTree`)."""
         prefetch = getattr(self.tree, "prefetch", None)
-        if prefetch is not None:
-            prefetch([p for rid in ids for p in self.candidate_paths(rid)])
+        read_many = getattr(self.tree, "read_many", None)
+        if prefetch is None or read_many is None:
+            return
+        calibration = [p for rid in ids for p in self.candidate_paths(rid)]
+        first = list(dict.fromkeys([*paths, *calibration]))
+        if len(first) > MAX_PREFETCH:  # the PR's records: their folder is listed once
+            first = calibration
+        prefetch(first)
+        named: list[str] = []
+        try:
+            for _, raw in read_many([p for p in first if self.tree.exists(p)], MAX_BYTES):
+                if isinstance(raw, bytes):
+                    try:
+                        data = parse_record_bytes(raw).data
+                    except RecordFileError:
+                        continue
+                    named += mentioned_ids(text_fields(data), data.get("id"))[:MAX_SIBLINGS]
+        except TreeError:  # the check reads each file again, and says what is wrong
+            return
+        prefetch(list(dict.fromkeys(p for rid in named for p in self.candidate_paths(rid))))
 
     def paths_for_id(self, rid: str) -> Iterator[str]:
         """The existing files that would hold the record `rid`."""

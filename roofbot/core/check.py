@@ -18,6 +18,9 @@ from roofbot.core.verdict import decide, lacks
 
 SiblingLookup = Callable[[str], Mapping[str, Any] | None]
 
+MAX_SIBLINGS = 8
+"""The records a record names that its check looks up, at most (the first it names)."""
+
 
 def _str(v: Any) -> str | None:
     return v if isinstance(v, str) else None
@@ -106,7 +109,7 @@ def check_record(
     inp: Inputs = resolve(record, catalogue, pins, text)
     checks = roofline.checks(inp, value)
     siblings = []
-    for sid in inp.siblings[:8]:
+    for sid in inp.siblings[:MAX_SIBLINGS]:
         other = lookup(sid)
         if other is not None and (s := sibling_of(other, catalogue, config)) is not None:
             siblings.append(s)

@@ -605,22 +605,24 @@ class _Resolver:
         tps = find((R.TOKENS_PER_STEP_RULE,), self.text, ("unit", "methodology", "notes"))
         return spec, (Input(tps[0].value, tps[0].source, Basis.TEXT) if tps else None)
 
-    def siblings(self) -> tuple[str, ...]:
-        own = self.record.get("id")
-        found = []
-        for name in ("unit", "methodology", "notes"):
-            # an id has no whitespace and three dashes: only such words are scanned (the
-            # pattern's lookarounds see whitespace at a word's edges either way)
-            text = self.text[name][:20_000]
-            if text.count("-") < 3:
+
+def mentioned_ids(text: Mapping[str, str], own: object = None) -> tuple[str, ...]:
+    """The record ids a record's unit, methodology and notes name (not its own id `own`), in
+    order: the siblings a trap compares it with."""
+    found: list[str] = []
+    for name in ("unit", "methodology", "notes"):
+        # an id has no whitespace and three dashes: only such words are scanned (the
+        # pattern's lookarounds see whitespace at a word's edges either way)
+        field_text = (text.get(name) or "")[:20_000]
+        if field_text.count("-") < 3:
+            continue
+        for word in field_text.split():
+            if "-" not in word or word.count("-") < 3:  # `in` first: most words have none
                 continue
-            for word in text.split():
-                if "-" not in word or word.count("-") < 3:  # `in` first: most words have none
-                    continue
-                for m in _ID_MENTION.finditer(word):
-                    if m[0] != own and m[0] not in found:
-                        found.append(m[0])
-        return tuple(found)
+            for m in _ID_MENTION.finditer(word):
+                if m[0] != own and m[0] not in found:
+                    found.append(m[0])
+    return tuple(found)
 
 
 def _bits_of(text: str | None) -> float | None:
@@ -677,6 +679,7 @@ def resolve(
         tokens_per_step=tps,
         sparse_only_precision=sparse_only,
         variant=bw_why or variant,
-        siblings=r.siblings() if batch is not None else (),  # the trap compares known batches
+        # the trap compares known batches
+        siblings=mentioned_ids(r.text, record.get("id")) if batch is not None else (),
         messages=tuple(r.messages),
     )
