@@ -77,7 +77,8 @@ def check_bytes(
             rid if isinstance(rid, str) and rid == stem(path) else stem(path), path, problem, status
         )
     try:
-        return check_record(parsed.data, path, catalogue, repo.config, lookup)
+        read = repo.siblings_read(catalogue)
+        return check_record(parsed.data, path, catalogue, repo.config, lookup, read)
     except Exception as e:  # a bug in roofbot must cost one record, not the run
         return error_result(
             stem(path), path, f"roofbot could not check this record (a roofbot bug): {e!r}", status
@@ -273,7 +274,14 @@ def calibration_of(
             data = repo.find_by_id(spec.id)
             if data is not None:
                 path = repo.path_for_id(spec.id) or spec.id
-                by_id[spec.id] = check_record(data, path, catalogue, repo.config, repo.find_by_id)
+                by_id[spec.id] = check_record(
+                    data,
+                    path,
+                    catalogue,
+                    repo.config,
+                    repo.find_by_id,
+                    repo.siblings_read(catalogue),
+                )
     return calibrate(repo.config, by_id)
 
 

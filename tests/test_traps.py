@@ -8,9 +8,10 @@ from typing import Any
 import pytest
 
 from roofbot.adapters.repo import Repository
-from roofbot.core.check import check_record
+from roofbot.core.check import check_record, sibling_of
 from roofbot.core.config import Config, parse_config
 from roofbot.core.results import RecordResult, Verdict
+from roofbot.core.traps import Sibling
 
 
 def record(**over: Any) -> dict[str, Any]:
@@ -97,6 +98,32 @@ def test_per_user_vs_aggregate(fixtures_repo: Repository) -> None:
     # A sibling named at the end of a sentence is still found (the full stop is not the id's).
     last = dict(per, methodology=per["methodology"] + ".")
     assert "per-user-vs-aggregate" in run(fixtures_repo, last, siblings={"mpt-like-b64-aggregate-run": agg_bad}).traps  # fmt: skip
+
+
+def test_a_sibling_is_resolved_once_a_run_and_still_looked_up_by_each_check(
+    fixtures_repo: Repository,
+) -> None:
+    """`read` keeps what the traps read of a sibling: the next check that names it takes
+    that (shown by changing it in between) where it resolved the sibling again; `lookup` is
+    still asked each time, since the result cache notes what each check looked up."""
+    sid = "mpt-like-b64-aggregate-run"
+    per = record(id="p", metric="tok_s_per_user", value=12.5,
+                 methodology=f"1x A100, batch size 64, FP16; the aggregate is record {sid}")  # fmt: skip
+    agg = record(id=sid, metric="tps_aggregate", value=1000.0, methodology="1x A100, batch 64")
+    cat, cfg = fixtures_repo.catalogue(), fixtures_repo.config
+    asked: list[str] = []
+
+    def lookup(rid: str) -> dict[str, Any] | None:
+        asked.append(rid)
+        return agg if rid == sid else None
+
+    read: dict[str, Sibling | None] = {}
+    first = check_record(per, "data/benchmarks/p.json", cat, cfg, lookup, read)
+    assert "per-user-vs-aggregate" in first.traps and read == {sid: sibling_of(agg, cat, cfg)}
+    read[sid] = sibling_of(dict(agg, value=800.0), cat, cfg)
+    second = check_record(per, "data/benchmarks/p.json", cat, cfg, lookup, read)
+    assert "per-user-vs-aggregate" not in second.traps
+    assert asked == [sid, sid]
 
 
 def test_hardware_part_variant_shows_both_bandwidths(fixtures_repo: Repository) -> None:

@@ -20,6 +20,7 @@ from roofbot.core.config import Config, ConfigError, parse_config
 from roofbot.core.extract import text_fields
 from roofbot.core.resolve import mentioned_ids
 from roofbot.core.results import Message
+from roofbot.core.traps import Sibling
 
 CONFIG_NAME = ".roofbot.yml"
 MAX_CONFIG_BYTES = 256 * 1024
@@ -59,6 +60,7 @@ class Repository:
     messages: list[Message] = field(default_factory=list)
     _cache: dict[str, Parsed | None] = field(default_factory=dict)
     _catalogue: Catalogue | None = None
+    _siblings: dict[str, Sibling | None] = field(default_factory=dict)
 
     @classmethod
     def open(cls, root: Path, config: Config | None = None) -> Repository:
@@ -169,6 +171,12 @@ class Repository:
                 break
         self._cache[rid] = found
         return found.data if found else None
+
+    def siblings_read(self, catalogue: Catalogue) -> dict[str, Sibling | None] | None:
+        """What checks of this version read of the records they name, by id (`check_record`'s
+        `read`): each resolved once a run, however many records name it. None for a check
+        against another catalogue than this version's."""
+        return self._siblings if catalogue is self._catalogue else None
 
     # ------------------------------------------------------------ catalogue
     def catalogue(self) -> Catalogue:

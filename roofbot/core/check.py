@@ -62,9 +62,12 @@ def check_record(
     catalogue: Catalogue,
     config: Config,
     lookup: SiblingLookup = lambda _id: None,
+    read: dict[str, Sibling | None] | None = None,
 ) -> RecordResult:
     """Check one parsed, schema-valid record. `lookup` finds a record by id, for the traps
-    that compare a record with the sibling it names."""
+    that compare a record with the sibling it names; `read` keeps what they read of each
+    sibling, by id, for the next check that names it (a run's siblings are resolved once:
+    it is valid while `lookup`, `catalogue` and `config` are the same, one run's)."""
     rid, status = str(record.get("id")), _str(record.get("status"))
     metric, unit = _str(record.get("metric")), _str(record.get("unit")) or ""
     base: dict[str, Any] = {"status": status, "metric": metric, "unit": unit}
@@ -109,9 +112,14 @@ def check_record(
     inp: Inputs = resolve(record, catalogue, pins, text)
     checks = roofline.checks(inp, value)
     siblings = []
+    read = {} if read is None else read
     for sid in inp.siblings[:MAX_SIBLINGS]:
-        other = lookup(sid)
-        if other is not None and (s := sibling_of(other, catalogue, config)) is not None:
+        other = lookup(sid)  # asked each time: a caller may note what a check looked up
+        if other is None:
+            continue
+        if sid not in read:
+            read[sid] = sibling_of(other, catalogue, config)
+        if (s := read[sid]) is not None:
             siblings.append(s)
     ctx = TrapContext(inp, checks, value, text, tuple(siblings))
     traps = detect(ctx)
