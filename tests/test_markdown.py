@@ -26,7 +26,7 @@ from roofbot.core.results import (
 )
 from roofbot.engine import run_check
 from roofbot.links import gotcha_paths
-from roofbot.render.markdown import MARKER, html_text, md, render_report, url
+from roofbot.render.markdown import EMOJI, MARKER, MIN_ROW_CHARS, html_text, md, render_report, url
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
@@ -212,6 +212,26 @@ def test_golden_300_records_fits_the_budget() -> None:
     assert out.count("<details>") == 6  # the six violations keep their arithmetic
     assert "30 records; 270 more are in the table" in out or "270 more" in out
     golden("300-records.md", out)
+
+
+def test_no_table_row_is_shorter_than_the_bound_a_long_report_skips_by() -> None:
+    """`render_report` skips the levels that keep every row when the rows alone, at
+    `MIN_ROW_CHARS` each, are over the budget: no row of the built-in template is shorter."""
+    records = [RecordResult(id="", path="", verdict=v, value=0) for v in Verdict]
+    records += [RecordResult(id="", path="", verdict=v, status="deprecated") for v in Verdict]
+    out = render_report(Report(tuple(records), Calibration(False, 0.1)), {})
+    rows = [line for line in out.splitlines(keepends=True) if line[2:3] in EMOJI.values()]
+    assert len(rows) == 2 * len(Verdict)
+    assert min(len(row) for row in rows) == MIN_ROW_CHARS
+
+
+def test_a_report_whose_rows_cannot_fit_renders_what_fits() -> None:
+    for n, budget in ((2000, 60000), (3000, 20000), (12000, 60000), (50, 1000), (5, 200)):
+        out = render_report(synthetic(n), {}, max_chars=budget)
+        assert len(out) <= budget
+        assert out.startswith(MARKER)
+        if budget >= 20000:
+            assert "table rows past the first" in out
 
 
 def test_budget_drops_rows_last() -> None:

@@ -434,6 +434,10 @@ CAPPED = (
     ["the arithmetic of every record", "list entries past the first 100"],
 )
 SHORT_LIST = 20  # list entries kept once table rows have to go too
+MIN_ROW_CHARS = 26
+"""No row of the built-in template's tables is shorter: `| ✅ pass |  | 0 | – | – |` and its
+newline (tests/test_markdown.py renders one of every verdict). A report with more rows than
+fit at that length skips, unrendered, the levels that keep every row."""
 MIN_DETAILS_CHARS = 400  # no record's <details> block is shorter: a level that can't fit is skipped
 
 
@@ -469,30 +473,39 @@ def render_report(
         text = tpl.render(ctx)
         return text if text.startswith(MARKER) else f"{MARKER}\n{text}"
 
-    # the tables alone first (cheap): the levels with arithmetic only add to them
-    tables = render(*TABLES)
-    if len(tables) <= max_chars:
-        for opts, omitted in DETAILED:
-            detailed = sum(1 for r in report.records if _keeps_details(r, opts))
-            if len(tables) + detailed * MIN_DETAILS_CHARS > max_chars:
-                continue  # can't fit: not worth rendering
-            text = render(opts, omitted)
-            if len(text) <= max_chars:
-                return text
-        return tables
-    text = render(*CAPPED)
-    if len(text) <= max_chars:
-        return text
-    # still too long: fewer table rows, from an estimate of what fits, then halving
-    total = max(len(report.records), 1)
-    rows = min(total - 1, max(1, int(total * 0.9 * max_chars / len(text))))
-    while True:
+    def rows_only(rows: int) -> str:
         omitted = [
             "the arithmetic of every record",
             f"table rows past the first {rows}",
             f"list entries past the first {SHORT_LIST}",
         ]
-        text = render(Options("none", rows, SHORT_LIST), omitted)
+        return render(Options("none", rows, SHORT_LIST), omitted)
+
+    total = max(len(report.records), 1)
+    if template is None and total * MIN_ROW_CHARS > max_chars:
+        # every row can't fit (a /roofcheck all, a catalogue change with thousands of
+        # dependents): what fits is estimated from as many rows as could, rendered once
+        shown = max(1, max_chars // MIN_ROW_CHARS)
+        text = rows_only(shown)
+    else:
+        # the tables alone first (cheap): the levels with arithmetic only add to them
+        tables = render(*TABLES)
+        if len(tables) <= max_chars:
+            for opts, omitted in DETAILED:
+                detailed = sum(1 for r in report.records if _keeps_details(r, opts))
+                if len(tables) + detailed * MIN_DETAILS_CHARS > max_chars:
+                    continue  # can't fit: not worth rendering
+                text = render(opts, omitted)
+                if len(text) <= max_chars:
+                    return text
+            return tables
+        shown, text = total, render(*CAPPED)
+    if len(text) <= max_chars:
+        return text
+    # still too long: fewer table rows, from an estimate of what fits, then halving
+    rows = min(shown - 1, max(1, int(shown * 0.9 * max_chars / len(text))))
+    while True:
+        text = rows_only(rows)
         if len(text) <= max_chars or rows <= 1:
             break
         rows //= 2
