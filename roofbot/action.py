@@ -568,7 +568,7 @@ def evaluate(s: Settings, inputs: Inputs) -> Outcome:
         comment,
         summary,
         tuple(annotations_for(report, inputs.tree)),
-        json_report.dumps(report, links),
+        json_report.report_text(report, links),
         chart,
     )
 

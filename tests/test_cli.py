@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, REAL
 
 
 def roofbot(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -81,6 +81,36 @@ def test_streamed_json_is_the_report_byte_for_byte(fixtures_repo) -> None:  # ty
     assert streamed == json_report.dumps(report, links)
     two = roofbot("check", "--repo", str(FIXTURES), "--format", "json", "--jobs", "2").stdout
     assert two == streamed
+
+
+def test_the_actions_json_artifact_is_the_report_byte_for_byte(
+    fixtures_repo, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """`report_text`, which writes the action's roofbot-report.json, is `dumps`: on the
+    fixtures, the users' corpus and the fixtures with the hostile files added (a run that
+    fails), each as checked and with a broken calibration; and on a report with no record."""
+    import dataclasses
+
+    from roofbot.adapters.repo import Repository
+    from roofbot.core.results import Calibration, CalibrationEntry, Report
+    from roofbot.engine import run_check
+    from roofbot.links import gotcha_paths
+    from roofbot.render import json_report
+
+    hostile = tmp_path / "repo"
+    shutil.copytree(FIXTURES, hostile)
+    for bad in (FIXTURES / "broken").glob("*.json"):
+        shutil.copy(bad, hostile / "data/benchmarks" / bad.name)
+    broken = Calibration(True, 0.1, (CalibrationEntry("x", "memory-roof", 50.0, 60.0, False),))
+    oks = []
+    real = [Repository.open(REAL)] if REAL.is_dir() else []  # the users' corpus, where present
+    for repo in (fixtures_repo, Repository.open(hostile), *real):
+        links = gotcha_paths(repo.config, repo.catalogue())
+        report = run_check(repo)
+        oks.append(report.ok)
+        for r in (report, dataclasses.replace(report, calibration=broken), Report((), broken)):
+            assert json_report.report_text(r, links) == json_report.dumps(r, links)
+    assert oks[0] and not oks[1]
 
 
 def test_the_spool_reaches_text_and_byte_outputs_alike(fixtures_repo) -> None:  # type: ignore[no-untyped-def]

