@@ -533,7 +533,8 @@ def evaluate(s: Settings, inputs: Inputs) -> Outcome:
         )
         return Outcome(None, changes, "success", describe(None, changes), text, text, (), "{}\n")
     repo.prefetch_checks(records + deps, [c.id for c in config.calibration])
-    report = run_check(repo, records + deps, calibration=True)
+    # jobs=0: from 1,000 records (a catalogue change's dependents, /roofcheck all) on every CPU
+    report = run_check(repo, records + deps, calibration=True, jobs=0)
     from roofbot.core.results import Message
 
     extra = [Message("warning", n) for n in inputs.notes]

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import TYPE_CHECKING
 
+from roofbot.adapters.git import GitTree
 from roofbot.adapters.repo import Repository
 from roofbot.adapters.tree import FolderTree
 from roofbot.core.results import RecordResult
@@ -31,6 +32,8 @@ def _init(
     from roofbot.engine import SWEEP_GEN0
 
     gc.set_threshold(SWEEP_GEN0, *gc.get_threshold()[1:])  # the worker's whole life is a sweep
+    if isinstance(repo.tree, GitTree):
+        repo.tree.forked()
     _STATE.append(CachedChecks(repo, repo.catalogue(), cache, form, whole))
 
 
@@ -47,8 +50,12 @@ def _check_chunk(
 
 
 def can_parallelise(repo: Repository) -> bool:
-    """Workers are forked with the repository: only a folder tree (a git tree holds a pipe)."""
-    return isinstance(repo.tree, FolderTree) and "fork" in multiprocessing.get_all_start_methods()
+    """Workers are forked with the repository: a folder tree, or a git commit's (each worker
+    reads through its own `git cat-file`, `GitTree.forked`); not a tree of files fetched
+    from the API."""
+    return isinstance(repo.tree, FolderTree | GitTree) and (
+        "fork" in multiprocessing.get_all_start_methods()
+    )
 
 
 def iter_parallel(
