@@ -126,6 +126,24 @@ def test_a_sibling_is_resolved_once_a_run_and_still_looked_up_by_each_check(
     assert asked == [sid, sid]
 
 
+def test_a_copy_of_the_repository_with_another_config_reads_its_siblings_afresh() -> None:
+    """The readings kept by a `Repository` are its config's: a copy made with another
+    config (`dataclasses.replace`) starts without them, and a check against another
+    catalogue keeps none."""
+    import dataclasses
+
+    from conftest import FIXTURES
+
+    repo = Repository.open(FIXTURES)
+    cat = repo.catalogue()
+    kept = repo.siblings_read(cat)
+    assert kept is not None
+    kept["mpt7b-a100-bs64-aggregate-output-tps"] = None
+    other = dataclasses.replace(repo, config=parse_config({"pins": {}}))
+    assert other.siblings_read(cat) == {}
+    assert repo.siblings_read(dataclasses.replace(cat)) is None
+
+
 def test_hardware_part_variant_shows_both_bandwidths(fixtures_repo: Repository) -> None:
     rec = record(
         accelerator_ids=["apple-m4-max"],

@@ -60,7 +60,9 @@ class Repository:
     messages: list[Message] = field(default_factory=list)
     _cache: dict[str, Parsed | None] = field(default_factory=dict)
     _catalogue: Catalogue | None = None
-    _siblings: dict[str, Sibling | None] = field(default_factory=dict)
+    # (not an init field: a copy made by dataclasses.replace, maybe with another config,
+    # starts without the readings of this one's siblings)
+    _siblings: dict[str, Sibling | None] = field(default_factory=dict, init=False)
 
     @classmethod
     def open(cls, root: Path, config: Config | None = None) -> Repository:
