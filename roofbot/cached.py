@@ -213,13 +213,16 @@ class CachedChecks:
         """A fresh row's record: as the run's form printed it, where the row kept that (with
         its result where the run needs it whole); else its result (rendered with a form,
         and kept); None where the row can't say (corrupt, foreign)."""
-        form, whole = self.form, self.whole
+        form = self.form
         if form is not None and row.kept is not None and (got := form.read_back(row.kept)):
             rid = row_id(rel)
-            result = cache.result(rel, row) if rid in whole else None
-            if result is not None or rid not in whole:
-                self.hits += 1
-                return pre_rendered((rid, *got, result))
+            whole = None
+            if rid in self.whole:  # fetched and loaded once: a row that can't give it, can't
+                whole = cache.result(rel, row)
+                if whole is None:
+                    return None
+            self.hits += 1
+            return pre_rendered((rid, *got, whole))
         result = cache.result(rel, row)
         if result is None:
             return None
