@@ -12,7 +12,7 @@ from typing import Any
 from roofbot.core import rules as R
 from roofbot.core.catalogue import Accelerator, Catalogue
 from roofbot.core.config import Pin
-from roofbot.core.extract import Hit, TextFields, find, text_fields
+from roofbot.core.extract import MAX_TEXT, Hit, TextFields, find, text_fields
 from roofbot.core.provenance import Basis, Input
 from roofbot.core.results import Message, RateKind
 from roofbot.core.units import GB, unit_factor
@@ -613,7 +613,7 @@ def mentioned_ids(text: Mapping[str, str], own: object = None) -> tuple[str, ...
     for name in ("unit", "methodology", "notes"):
         # an id has no whitespace and three dashes: only such words are scanned (the
         # pattern's lookarounds see whitespace at a word's edges either way)
-        field_text = (text.get(name) or "")[:20_000]
+        field_text = (text.get(name) or "")[:MAX_TEXT]
         if field_text.count("-") < 3:
             continue
         for word in field_text.split():
