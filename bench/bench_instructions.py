@@ -11,7 +11,8 @@ MODE: `check` (`check_record` on the parsed valid records of a generated corpus 
 a records repository such as the users' corpus), `cold` (`roofbot check --no-cache --jobs 1`
 over it, less the same run on a corpus of a tenth as many records, so that start-up and every
 cost paid once, as compiling a pattern on first use, cancel; and check-jsonschema on the same
-files where it is installed, less its run on a tenth of them), `warm` and `warm-json`
+files where it is installed, less its run on a tenth of them), `cold-json` (the same
+run with `--format json`, which writes every record's JSON), `warm` and `warm-json`
 (`roofbot check --jobs 1`, in text or `--format json`, from a cache each checkout filled
 beforehand, less the same on the tenth). Prints instructions a record for each checkout and
 the ratio to the first. Needs valgrind; never asserts. (Valgrind counts the process's own
@@ -60,6 +61,8 @@ def instructions(args: list[str], cwd: Path) -> tuple[int, str]:
         env={**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": str(cwd)},
     )  # fmt: skip
     m = re.search(r"I\s+refs:\s+([\d,]+)", out.stderr)
+    if out.returncode not in (0, 1):  # 1: a report with failures; 2 and up: the run broke
+        raise SystemExit(f"{args} exited {out.returncode}:\n{out.stderr[-2000:]}")
     if m is None:
         raise SystemExit(f"valgrind said:\n{out.stderr[-2000:]}")
     return int(m[1].replace(",", "")), out.stdout
@@ -71,6 +74,8 @@ def per_record(mode: str, checkout: Path, root: Path, tenth: Path) -> float:
         full, valid = instructions(["-c", CHECK, str(root), "2"], checkout)
         return (full - base) / (2 * int(valid))
     run = ["-m", "roofbot", "check", "--no-cache", "--jobs", "1", "-q", "--repo"]
+    if mode == "cold-json":
+        run[3:3] = ["--format", "json"]
     if mode.startswith("warm"):
         cache = root.parent / f"cache-{abs(hash(str(checkout)))}"
         fmt = ["--format", "json"] if mode == "warm-json" else []
@@ -106,7 +111,7 @@ def jsonschema_per_record(root: Path) -> float | None:
 
 
 def main() -> None:
-    if len(sys.argv) < 4 or sys.argv[1] not in ("check", "cold", "warm", "warm-json"):
+    if len(sys.argv) < 4 or sys.argv[1] not in ("check", "cold", "cold-json", "warm", "warm-json"):
         raise SystemExit(__doc__)
     mode, n, checkouts = sys.argv[1], sys.argv[2], [Path(c).resolve() for c in sys.argv[3:]]
     if shutil.which("valgrind") is None:

@@ -253,3 +253,83 @@ def test_a_kept_record_is_read_back_as_parsing_it_would(kept: bytes) -> None:
         for deprecated in (False, True):
             line = f"{v.value} {deprecated:d} 1\nx".encode()
             assert _read_back(line) == _read_back_by_parsing(line) == (v, deprecated, True, b"x")
+
+
+def _generic_record_text(r: Any, gotchas: dict[str, str | None]) -> str:
+    """What record_text is held to: `record_json`'s dict, as json.dumps indents it inside
+    "records"."""
+    import json
+
+    from roofbot.render.json_report import record_json
+
+    text = json.dumps(record_json(r, gotchas), indent=2, ensure_ascii=False)
+    return "    " + text.replace("\n", "\n    ")
+
+
+_texts = st.text(max_size=12) | st.sampled_from(["", "café ✓", 'a"b\\c', "\x00\n\u2028"])
+_odd = st.none() | st.booleans() | st.integers() | st.floats() | st.lists(st.text(max_size=3))
+_floats = st.floats() | st.integers(min_value=-(10**18), max_value=10**18)
+
+
+@st.composite
+def _record_results(draw: Any) -> Any:
+    """RecordResults with what a stranger's record can put in them: odd types where a string
+    was expected, repeated input names, non-finite and huge numbers, empty and full lists."""
+    from roofbot.core.provenance import Basis, Input
+    from roofbot.core.results import CheckId, Message, RecordResult, RoofCheck, Verdict
+
+    checks = draw(
+        st.lists(
+            st.builds(
+                RoofCheck,
+                st.sampled_from(list(CheckId)),
+                st.booleans(),
+                _floats.filter(lambda x: x != 0),
+                _floats,
+                _texts,
+                st.none() | _texts,
+                st.lists(_texts, max_size=2).map(tuple),
+                st.lists(
+                    st.tuples(_texts | _odd, _floats.filter(lambda x: x != 0)), max_size=2
+                ).map(tuple),
+            ),
+            max_size=3,
+        ).map(tuple)
+    )
+    values = _odd | _texts | st.sampled_from(list(Basis)) | _floats
+    inputs = draw(
+        st.lists(
+            st.tuples(
+                st.sampled_from(["batch", "count", "model"]) | _texts,
+                st.builds(Input, values, _texts | _odd, st.sampled_from(list(Basis))),
+            ),
+            max_size=4,
+        ).map(tuple)
+    )
+    notes = draw(st.lists(st.tuples(_texts, _texts | _odd), max_size=2).map(tuple))
+    return RecordResult(
+        id=draw(_texts | _odd),
+        path=draw(_texts),
+        verdict=draw(st.sampled_from(list(Verdict))),
+        status=draw(st.none() | st.sampled_from(["deprecated", "active"]) | _odd),
+        metric=draw(st.none() | _texts | _odd),
+        value=draw(st.none() | _floats),
+        unit=draw(st.none() | _texts),
+        inputs=inputs,
+        checks=checks,
+        traps=draw(st.lists(_texts | _odd, max_size=2).map(tuple)),
+        trap_notes=notes,
+        messages=tuple(Message("error", t) for t in draw(st.lists(_texts, max_size=2))),
+        lacks=draw(st.lists(_texts, max_size=2).map(tuple)),
+        pinned=draw(st.booleans()),
+    )
+
+
+@settings(max_examples=400)
+@given(_record_results(), st.dictionaries(_texts, st.none() | _texts, max_size=2))
+def test_the_record_writer_writes_what_record_json_dumps_to(r: Any, gotchas: Any) -> None:
+    """record_text writes a record straight from its result, with record_json's keys in its
+    order: the same bytes as json.dumps of record_json, whatever odd values a result holds."""
+    from roofbot.render.json_report import record_text
+
+    assert record_text(r, gotchas) == _generic_record_text(r, gotchas)
