@@ -17,6 +17,7 @@ from roofbot.adapters.git import (
     dependents,
     has_commit,
     parse_raw_diff,
+    references,
 )
 from roofbot.adapters.repo import Repository
 from roofbot.adapters.tree import TreeError
@@ -222,6 +223,44 @@ def test_dependents_of_a_changed_accelerator(pull: tuple[Path, str, str]) -> Non
     assert f"{B}/mpt7b-a100-bs1-per-user-decode-tps.json" in deps
     assert f"{B}/mpt7b-a100-bs64-aggregate-output-tps.json" in deps
     assert f"{B}/local-rtx-pro-6000-70b-q8-decode.json" not in deps
+
+
+@pytest.mark.parametrize("corpus", ["fixtures_repo", "real_repo"])
+def test_references_of_some_kinds_are_those_kinds_of_all_references(
+    corpus: str, request: pytest.FixtureRequest
+) -> None:
+    """The reverse index looks only for the kinds that changed: for every record and every
+    set of kinds, what it finds is exactly the full references of those kinds."""
+    from itertools import combinations
+
+    repository = request.getfixturevalue(corpus)
+    catalogue = repository.catalogue()
+    kinds = ("accelerators", "models", "quantization")
+    found = {kind: 0 for kind in kinds}
+    for path in repository.record_paths():
+        data = repository.read(path).data
+        if not isinstance(data, dict):
+            continue
+        every = references(data, catalogue)
+        for kind, _ in every:
+            found[kind] += 1
+        for n in (1, 2):
+            for some in combinations(kinds, n):
+                want = {ref for ref in every if ref[0] in some}
+                assert references(data, catalogue, frozenset(some)) == want, (path, some)
+    assert all(found.values()), found  # each kind was there to be left out
+
+
+def test_a_changed_gotcha_has_no_dependents_and_reads_nothing() -> None:
+    """A gotcha is linked from a report, not referred to by a record: a change to one alone
+    re-checks nothing, without reading the corpus for it."""
+
+    class Unread:
+        def read_many(self, paths: list[str], limit: int) -> None:
+            raise AssertionError("the corpus was read")
+
+    catalogue = Repository.open(FIXTURES).catalogue()
+    assert dependents(Unread(), [f"{B}/x.json"], {("gotchas", "g")}, catalogue) == []
 
 
 def test_read_many_matches_read_one_by_one(pull: tuple[Path, str, str]) -> None:

@@ -403,27 +403,38 @@ def catalogue_kind(path: str, catalogue_globs: Mapping[str, tuple[str, ...]]) ->
     return None
 
 
-def references(data: Mapping[str, Any], catalogue: Catalogue) -> set[tuple[str, str]]:
+REFERABLE = frozenset({"accelerators", "models", "quantization"})
+"""The catalogue kinds a benchmark record refers to (a gotcha is linked, not referred to)."""
+
+
+def references(
+    data: Mapping[str, Any], catalogue: Catalogue, kinds: frozenset[str] = REFERABLE
+) -> set[tuple[str, str]]:
     """The (kind, id) catalogue records a benchmark record refers to: its accelerator_ids (or
-    the parts its text names when it has none), its format_id, and the model it names."""
+    the parts its text names when it has none), its format_id, and the model it names; only
+    those of `kinds` (the rest are not looked for: naming a model costs a slug and a look-up)."""
     refs: set[tuple[str, str]] = set()
-    ids = data.get("accelerator_ids")
-    if isinstance(ids, list):
-        refs.update(("accelerators", i) for i in ids if isinstance(i, str))
-    if not ids:
-        text = " ".join(str(data.get(k) or "") for k in ("name", "methodology"))
-        refs.update(("accelerators", a.id) for a in catalogue.match_accelerators(text))
+    if "accelerators" in kinds:
+        ids = data.get("accelerator_ids")
+        if isinstance(ids, list):
+            refs.update(("accelerators", i) for i in ids if isinstance(i, str))
+        if not ids:
+            text = " ".join(str(data.get(k) or "") for k in ("name", "methodology"))
+            refs.update(("accelerators", a.id) for a in catalogue.match_accelerators(text))
     fmt = data.get("format_id")
-    if isinstance(fmt, str):
+    if "quantization" in kinds and isinstance(fmt, str):
         refs.add(("quantization", fmt))
     model = data.get("model")
     if isinstance(model, str):
-        m = catalogue.match_model(model)
-        if m is not None:
-            refs.add(("models", m.id))
-        for q in catalogue.quantization.values():  # formats named in the model string
-            if len(q.id) >= 4 and q.id in model.lower().replace("_", "-"):
-                refs.add(("quantization", q.id))
+        if "models" in kinds:
+            m = catalogue.match_model(model)
+            if m is not None:
+                refs.add(("models", m.id))
+        if "quantization" in kinds:
+            named = model.lower().replace("_", "-")
+            for q in catalogue.quantization.values():  # formats named in the model string
+                if len(q.id) >= 4 and q.id in named:
+                    refs.add(("quantization", q.id))
     return refs
 
 
@@ -434,7 +445,11 @@ def dependents(
     catalogue: Catalogue,
 ) -> list[str]:
     """Benchmark record paths whose references meet `changed` ((kind, id) pairs). Scans the
-    record files once; called only when a catalogue file changed."""
+    record files once, looking only for the kinds that changed; none when no kind a record
+    refers to changed (a gotcha)."""
+    kinds = frozenset(kind for kind, _ in changed) & REFERABLE
+    if not kinds:
+        return []
     paths = list(record_paths)
     read_many = getattr(tree, "read_many", None)
     if read_many is not None:  # a git tree: one batched pass over the object database
@@ -449,7 +464,7 @@ def dependents(
             data = parse_record_bytes(raw).data
         except RecordFileError:
             continue
-        if references(data, catalogue) & changed:
+        if references(data, catalogue, kinds) & changed:
             out.append(path)
     return out
 
