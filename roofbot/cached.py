@@ -68,10 +68,11 @@ class CachedChecks:
         the files it looked up already found unchanged this run, is answered in this loop
         (a warm sweep is this loop, with no call a record into a per-record method: see
         docs/performance.md, the eighth pass); anything else goes through `_through`."""
-        tree, deps_ok, now = self.repo.tree, self._deps_ok, self._now
+        deps_ok, now = self._deps_ok, self._now
+        tree = self.repo.tree if isinstance(self.repo.tree, FolderTree) else None  # tested once
         for path in paths:
             cache = self.cache
-            if cache is None or not isinstance(tree, FolderTree):
+            if cache is None or tree is None:
                 yield self._plain(path)
                 continue
             try:
