@@ -19,6 +19,7 @@ from roofbot.core.results import (
     Calibration,
     CalibrationEntry,
     CheckId,
+    Message,
     RecordResult,
     Report,
     RoofCheck,
@@ -239,3 +240,53 @@ def test_budget_drops_rows_last() -> None:
     assert len(out) <= 20000
     assert "table rows past the first" in out
     assert "<details>" not in out
+
+
+def test_the_capped_level_is_rendered_only_where_it_caps_a_list(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Once the tables alone are over the budget, the level that caps the lists at 100 is
+    rendered only where a list is longer than that. Elsewhere its options change nothing:
+    rendered, it gives the tables' text (with the tables' note of what was left out, since
+    no list entry was), so the tables' text stands in for it, at and around the boundary."""
+    from roofbot.render import markdown
+
+    def report(n: int, messages: int) -> Report:
+        base = synthetic(n)
+        notes = tuple(Message("warning", f"note {i}") for i in range(messages))
+        return Report(base.records, base.calibration, messages=notes)
+
+    def rendered(rep: Report, changes: Changes | None, opts: object) -> str:
+        omitted = markdown.TABLES[1]
+        return markdown.load_template().render(
+            real_build(rep, {}, title="t", summary_url=None, changes=changes, head_sha=None,
+                       opts=opts, omitted=omitted)  # type: ignore[arg-type]
+        )  # fmt: skip
+
+    files = tuple(FileChange("modified", f"data/benchmarks/r{i}.json") for i in range(101))
+    renders: list[object] = []
+    real_build = markdown.build_context
+
+    def counted(*args: object, **kw: object) -> dict[str, object]:
+        renders.append(kw["opts"])
+        return real_build(*args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(markdown, "build_context", counted)
+    cases = [
+        (report(400, 0), None, False),
+        (report(400, 100), None, False),
+        (report(400, 101), None, True),
+        (report(400, 0), Changes(files=files[:100]), False),
+        (report(400, 0), Changes(files=files), True),
+    ]
+    for rep, changes, caps in cases:
+        assert markdown._caps_a_list(rep, changes, markdown.CAPPED[0]) is caps
+        same = rendered(rep, changes, markdown.CAPPED[0]) == rendered(
+            rep, changes, markdown.TABLES[0]
+        )
+        assert same is not caps
+        renders.clear()
+        out = render_report(rep, {}, max_chars=20000, changes=changes)
+        assert len(out) <= 20000 and "table rows past the first" in out
+        assert markdown.TABLES[0] in renders
+        assert (markdown.CAPPED[0] in renders) is caps
