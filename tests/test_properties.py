@@ -300,7 +300,12 @@ def _record_results(draw: Any) -> Any:
     inputs = draw(
         st.lists(
             st.tuples(
-                st.sampled_from(["batch", "count", "model"]) | _texts,
+                st.sampled_from(["batch", "count", "model"])
+                | _texts
+                | st.integers()
+                | st.floats()
+                | st.booleans()
+                | st.none(),
                 st.builds(Input, values, _texts | _odd, st.sampled_from(list(Basis))),
             ),
             max_size=4,

@@ -203,7 +203,7 @@ def _input_text(name: object, i: Input[Any]) -> str:
         value = _scalar(_value(v), _P10)
     source = i.source
     return (
-        f'{_string(name) if type(name) is str else _key(name)[:-2]}: {{\n{_P10}"value": {value}'
+        f'{_string(name) if type(name) is str else _key(name)}: {{\n{_P10}"value": {value}'
         f',\n{_P10}"from": {_string(source) if type(source) is str else _scalar(source, _P10)}'
         f',\n{_P10}"basis": {_string(i.basis._value_)}\n        }}'
     )
@@ -243,10 +243,9 @@ def _check_text(c: RoofCheck) -> str:
 
 
 def _key(name: object) -> str:
-    """`"name": ` for an input's name (json.dumps writes a str key; others go the long way)."""
-    if type(name) is str:
-        return _string(name) + ": "
-    return json.dumps({name: 0})[1:-2]  # its coercion of an int, bool or None key
+    """An input's name that is not a string, as json.dumps writes it as a key (it coerces an
+    int, float, bool or None, and refuses anything else)."""
+    return json.dumps({name: 0})[1:-4]
 
 
 def _number(x: float | int) -> str:

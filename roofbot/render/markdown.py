@@ -165,6 +165,7 @@ class Options:
     details: str = "all"  # "all", "failing" (no details for pass/skipped), "none"
     max_rows: int | None = None  # table rows per section; None: all
     max_list: int | None = None  # changed files, instrument changes, calibration, notes
+    # (the lists `build_context` caps; `_caps_a_list` names the same four)
 
 
 def _input_view(name: str, i: Input[Any]) -> dict[str, Any]:
