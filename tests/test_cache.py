@@ -535,7 +535,7 @@ def test_the_header_fields_read_back_from_each_kept_json(
     the result has them, with the object `record_text` writes; bytes no form wrote, or
     another form's, read back as nothing."""
     from roofbot.links import gotcha_paths
-    from roofbot.render.json_report import record_text
+    from roofbot.render.json_text import record_text
     from roofbot.render.kept import JsonForm, TextForm
 
     gotchas = gotcha_paths(fixtures_repo.config, fixtures_repo.catalogue())

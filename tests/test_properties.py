@@ -182,7 +182,7 @@ def test_the_record_encoder_writes_what_json_dumps_writes(value: Any) -> None:
     with the same indent, byte for byte, at the depth a record sits in the report."""
     import json
 
-    from roofbot.render.json_report import _indented
+    from roofbot.render.json_text import _indented
 
     out = ["    "]
     _indented(value, "    ", out)
@@ -335,6 +335,6 @@ def _record_results(draw: Any) -> Any:
 def test_the_record_writer_writes_what_record_json_dumps_to(r: Any, gotchas: Any) -> None:
     """record_text writes a record straight from its result, with record_json's keys in its
     order: the same bytes as json.dumps of record_json, whatever odd values a result holds."""
-    from roofbot.render.json_report import record_text
+    from roofbot.render.json_text import record_text
 
     assert record_text(r, gotchas) == _generic_record_text(r, gotchas)

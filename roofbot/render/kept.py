@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from typing import ClassVar, Protocol
 
 from roofbot.core.results import RecordResult, Verdict, fails
-from roofbot.render import json_report, text
+from roofbot.render import text
 from roofbot.render.findings import has_findings, record_findings
+from roofbot.render.json_text import record_text
 
 Kept = tuple[Verdict, bool, bool, bytes]
 """verdict, deprecated, checked (a roof applied), and what the report prints of the record."""
@@ -40,7 +41,7 @@ class JsonForm:
     column: ClassVar[str] = "json"
 
     def render(self, result: RecordResult, read: Callable[[], bytes | None]) -> bytes:
-        return _with_head(result, json_report.record_text(result, self.gotchas))
+        return _with_head(result, record_text(result, self.gotchas))
 
     def read_back(self, kept: bytes) -> Kept | None:
         got = _read_back(kept)
