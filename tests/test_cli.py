@@ -147,3 +147,23 @@ def test_streamed_json_of_nothing_is_valid(tmp_path: Path) -> None:
     out = roofbot("check", "--repo", str(tmp_path), "--format", "json")
     data = json.loads(out.stdout)
     assert data["records"] == [] and data["ok"] is True and out.returncode == 0
+
+
+def test_a_config_error_cannot_write_a_workflow_command(tmp_path: Path) -> None:
+    """A pull request's `.roofbot.yml` whose keys and values hold line breaks and `::`
+    commands: the CLI's error names them on one line, so no line of its output starts with
+    `::` (GitHub Actions reads such a line in a job log as a workflow command)."""
+    repo = tmp_path / "repo"
+    shutil.copytree(FIXTURES, repo, ignore=shutil.ignore_patterns("broken"))
+    forged = "x\n::add-mask::secret\r::stop-commands::t0k3n\u2028::error file=a::b\x85"
+    for text in (
+        json.dumps({forged: None}),  # an unknown key
+        json.dumps({"fail_on": [forged]}),  # a value
+        "fail_on: [\n::error::x\n",  # YAML that does not parse
+    ):
+        (repo / ".roofbot.yml").write_text(text, encoding="utf-8")
+        proc = roofbot("check", "--repo", str(repo))
+        assert proc.returncode == 2, proc.stderr
+        lines = (proc.stdout + proc.stderr).splitlines()
+        assert [line for line in lines if line.startswith("Error: ")], lines
+        assert not [line for line in lines if line.lstrip().startswith("::")], lines

@@ -19,7 +19,18 @@ JsonSchema = dict[str, Any]
 
 
 class ConfigError(ValueError):
-    """The configuration can't be used; the message says where and what to change."""
+    """The configuration can't be used; the message says where and what to change. It is
+    one line: a control or line-breaking character that a key or a value of the file put in
+    it is written escaped (`\\n`). The CLI prints the message as it is, and in a GitHub
+    Actions log a line that starts with `::` is a workflow command (`::add-mask::`,
+    `::stop-commands::`), which a pull request's `.roofbot.yml` must not be able to write."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(_LINE_BREAKING.sub(lambda m: repr(m[0])[1:-1], message))
+
+
+_LINE_BREAKING = re.compile("[\x00-\x1f\x7f\x85\u2028\u2029]")
+"""The C0 controls, DEL, and what `str.splitlines` breaks a line at besides them."""
 
 
 def at(where: str, key: str | int) -> str:

@@ -7,7 +7,6 @@ keeps its verdict, and the comment holds every Markdown invariant of the campaig
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import sys
@@ -27,7 +26,7 @@ from roofbot.adapters.schemas import Schemas
 from roofbot.adapters.tree import FolderTree
 from roofbot.changes import Changes, FileChange
 from roofbot.command import parse_command
-from roofbot.core.config import ConfigError
+from roofbot.core.config import Config, ConfigError
 from roofbot.core.results import Verdict
 from roofbot.engine import run_check
 from roofbot.links import gotcha_paths
@@ -113,8 +112,14 @@ def test_any_record_file_goes_through_the_whole_pipeline(raw: bytes, name: str) 
 @settings(max_examples=200, deadline=None, database=None)
 @given(st.one_of(st.text(max_size=400), st.builds(lambda v: json.dumps(v), json_values)))
 def test_any_config_text_is_a_config_or_a_config_error(text: str) -> None:
-    with contextlib.suppress(ConfigError):
-        load_config_text(text)
+    """Whatever a PR puts in .roofbot.yml: a Config, or a ConfigError that says what is
+    wrong on one line (it goes into the report); never another exception."""
+    try:
+        config = load_config_text(text)
+    except ConfigError as e:
+        assert len(str(e).splitlines()) == 1, repr(str(e))
+        return
+    assert isinstance(config, Config)
 
 
 @settings(max_examples=300, deadline=None, database=None)
