@@ -230,3 +230,22 @@ _top = st.fixed_dictionaries(
 @given(_top)
 def test_the_loader_accepts_exactly_what_the_schema_validates(data: dict[str, Any]) -> None:
     assert accepts(data) == valid(data), data
+
+
+@pytest.mark.parametrize(
+    ("config", "where"),
+    [
+        ({"fail_on": ["v" * 200_000]}, "fail_on[0]: one of"),
+        ({"pins": {"r" * 900: {"batch": "x" * 100_000}}}, "pins.rrrr"),
+        ({"k" * 900: 1}, "unknown key(s) kkkk"),
+        ({"records": ["../" * 50_000]}, "records[0]:"),
+    ],
+)
+def test_an_error_quotes_a_long_key_or_value_cut_short(config: dict[str, Any], where: str) -> None:
+    """A key or value as long as the file is quoted in at most 80 characters: the message
+    still says where and what, in a line a log or a comment can show."""
+    with pytest.raises(ConfigError) as e:
+        load_config_text(json.dumps(config))
+    message = str(e.value)
+    assert where in message and "…" in message
+    assert len(message) < 400 and len(message.splitlines()) == 1, message[:500]

@@ -33,10 +33,35 @@ _LINE_BREAKING = re.compile("[\x00-\x1f\x7f\x85\u2028\u2029]")
 """The C0 controls, DEL, and what `str.splitlines` breaks a line at besides them."""
 
 
+SHOWN_CHARS = 80
+"""Characters of a value an error message quotes: a value can be as long as the file."""
+
+
+def _clip(text: str) -> str:
+    """`text` cut to SHOWN_CHARS characters."""
+    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 1] + "…"
+
+
+def _shown(raw: Any) -> str:
+    """`raw`'s repr, cut to SHOWN_CHARS characters."""
+    return _clip(repr(raw))
+
+
+class _Shown:
+    """A value for a `pattern_error` template's `{value!r}`: its repr, cut as `_shown` cuts it."""
+
+    def __init__(self, raw: Any) -> None:
+        self.raw = raw
+
+    def __repr__(self) -> str:
+        return _shown(self.raw)
+
+
 def at(where: str, key: str | int) -> str:
     """The dotted path of a child: `calibration.records[0].check`."""
     if isinstance(key, int):
         return f"{where}[{key}]"
+    key = _clip(key)  # a key of the file: as long as YAML lets it be
     return f"{where}.{key}" if where else key
 
 
@@ -85,15 +110,15 @@ class Text(Shape):
 
     def parse(self, raw: Any, where: str) -> Any:
         if not isinstance(raw, str) or not raw:
-            raise _fail(where, f"{self.expect}, got {raw!r}")
+            raise _fail(where, f"{self.expect}, got {_shown(raw)}")
         if self.pattern is not None and not re.search(self.pattern, raw):
-            raise _fail(where, (self.pattern_error or self.expect).format(value=raw))
+            raise _fail(where, (self.pattern_error or self.expect).format(value=_Shown(raw)))
         if self.convert is None:
             return raw
         try:
             return self.convert(raw)
         except ValueError:
-            raise _fail(where, f"{self.expect}, got {raw!r}") from None
+            raise _fail(where, f"{self.expect}, got {_shown(raw)}") from None
 
     def core_schema(self) -> JsonSchema:
         out: JsonSchema = {"type": "string", "minLength": 1}
@@ -113,7 +138,7 @@ class Choice(Shape):
 
     def parse(self, raw: Any, where: str) -> Any:
         if not isinstance(raw, str) or raw not in self.values:
-            raise _fail(where, f"one of {', '.join(self.values)}; got {raw!r}")
+            raise _fail(where, f"one of {', '.join(self.values)}; got {_shown(raw)}")
         return raw
 
     def core_schema(self) -> JsonSchema:
@@ -126,7 +151,7 @@ class Flag(Shape):
 
     def parse(self, raw: Any, where: str) -> Any:
         if not isinstance(raw, bool):
-            raise _fail(where, f"true or false, got {raw!r}")
+            raise _fail(where, f"true or false, got {_shown(raw)}")
         return raw
 
     def core_schema(self) -> JsonSchema:
@@ -144,15 +169,15 @@ class Number(Shape):
 
     def parse(self, raw: Any, where: str) -> Any:
         if isinstance(raw, bool) or not isinstance(raw, int | float) or not math.isfinite(raw):
-            raise _fail(where, f"expected a number, got {raw!r}")
+            raise _fail(where, f"expected a number, got {_shown(raw)}")
         if self.minimum is not None and (
             raw < self.minimum or (self.exclusive and raw == self.minimum)
         ):
             bound = "positive" if self.minimum == 0 and self.exclusive else f">= {self.minimum:g}"
-            raise _fail(where, f"must be {bound}, got {raw!r}")
+            raise _fail(where, f"must be {bound}, got {_shown(raw)}")
         if self.whole:
             if raw != int(raw):
-                raise _fail(where, f"expected a whole number, got {raw!r}")
+                raise _fail(where, f"expected a whole number, got {_shown(raw)}")
             return int(raw)
         return float(raw)
 
@@ -244,7 +269,7 @@ class Record(Shape):
         known = [f.name for f in self.fields]
         if not isinstance(raw, Mapping):
             raise _fail(where, f"expected a mapping with keys {', '.join(known)}")
-        unknown = sorted(str(k) for k in raw if k not in known)
+        unknown = sorted(_clip(str(k)) for k in raw if k not in known)
         if unknown:
             raise _fail(
                 where, f"unknown key(s) {', '.join(unknown)}; the keys are {', '.join(known)}"
@@ -289,7 +314,7 @@ class MapOf(Shape):
         out: dict[str, Any] = {}
         for k, v in raw.items():
             if not isinstance(k, str) or not k:
-                raise _fail(where, f"{self.key_name} {k!r} is not a non-empty string")
+                raise _fail(where, f"{self.key_name} {_shown(k)} is not a non-empty string")
             out[k] = self.value.parse(v, at(where, k))
         return out
 
