@@ -35,6 +35,7 @@ from roofbot.adapters.schemas import Schemas
 from roofbot.adapters.tree import FolderTree, Tree, TreeError, read_or_none
 from roofbot.changes import Changes, FileChange, InstrumentChange
 from roofbot.core.config import Config, ConfigError
+from roofbot.core.provenance import clip
 from roofbot.core.results import Report, Verdict
 from roofbot.engine import run_check, shown_path
 from roofbot.links import gotcha_paths
@@ -452,7 +453,7 @@ def describe(report: Report | None, changes: Changes) -> str:
     parts = [f"{report.count(v)} {v.value}" for v in Verdict if report.count(v)]
     cal = "calibration ok" if report.calibration.ok else "calibration BROKEN"
     text = f"{len(report.records)} checked: {', '.join(parts)}; {cal}"
-    return text if len(text) < 140 else text[:138] + "…"
+    return clip(text, 139)
 
 
 def annotations_for(report: Report, tree: Tree) -> list[A.Annotation]:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from roofbot.core.provenance import clip
 from roofbot.core.results import CheckId, RateKind, RecordResult, Report, RoofCheck, Verdict
 
 if TYPE_CHECKING:
@@ -122,7 +123,7 @@ def corpus_chart(report: Report, calibration_ids: Iterable[str] = (), title: str
     ax.axvline(100.0, color="#d62728", linestyle="--", linewidth=1.2, zorder=2)
     ax.axvspan(100.0, max([200.0, *(p.percent * 1.6 for p in pts)]), color="#d62728", alpha=0.06)
     if labelled:
-        ax.set_yticks(range(len(pts)), [_short(p.id) for p in pts], fontsize=7.5)
+        ax.set_yticks(range(len(pts)), [clip(p.id, 58) for p in pts], fontsize=7.5)
         ax.set_ylim(-0.8, len(pts) - 0.2)
     else:
         ax.set_ylabel("records, lowest percent first")
@@ -143,10 +144,6 @@ def corpus_chart(report: Report, calibration_ids: Iterable[str] = (), title: str
     )
     _corpus_legend(ax, pts)
     return fig
-
-
-def _short(rid: str, limit: int = 58) -> str:
-    return rid if len(rid) <= limit else rid[: limit - 1] + "…"
 
 
 def _percent_formatter() -> Any:
@@ -287,6 +284,6 @@ def sweep_chart(r: RecordResult) -> Figure:
     ax.yaxis.set_major_formatter(plain)
     ax.yaxis.set_minor_formatter(plain if max(levels) / min(levels) < 10 else NullFormatter())
     lacks = f" ({r.lacks[0]})" if r.lacks and b is None else ""
-    ax.set_title(f"{_short(r.id, 80)}\n{r.verdict.value}: {where}{lacks}", fontsize=10)
+    ax.set_title(f"{clip(r.id, 80)}\n{r.verdict.value}: {where}{lacks}", fontsize=10)
     ax.legend(loc="upper left", fontsize=8, framealpha=0.9)
     return fig

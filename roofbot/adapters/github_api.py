@@ -38,6 +38,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, Final, Literal, get_args
 
+from roofbot.core.provenance import clip
+
 if TYPE_CHECKING:
     from types import TracebackType
     from typing import Self
@@ -433,7 +435,7 @@ class GitHubClient:
         if state not in get_args(StatusState):
             raise ValueError(f"state must be one of {get_args(StatusState)}, got {state!r}")
         _check_sha(sha)
-        params = {"description": _truncate(description, MAX_STATUS_DESCRIPTION), "context": context}
+        params = {"description": clip(description, MAX_STATUS_DESCRIPTION), "context": context}
         if target_url:
             params["target_url"] = target_url
         with self._translate(f"set status {context!r} on {sha[:12]}"):
@@ -791,10 +793,6 @@ def _check_marker(marker: str) -> str:
 def _check_sha(sha: str) -> None:
     if not _SHA.fullmatch(sha):
         raise ValueError(f"not a commit/blob SHA: {sha!r}")
-
-
-def _truncate(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _decode_base64(content: str, what: str) -> bytes:

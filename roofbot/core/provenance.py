@@ -33,6 +33,12 @@ class Input(Generic[T]):
         return self.basis is Basis.ASSUMED
 
 
+def clip(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` characters, an ellipsis last where it was cut: how a
+    stranger's text (an id, a key, a value, a message) is shown where space is bounded."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def quote(field: str, text: str, start: int, end: int, pad: int = 24) -> str:
     """`field: "…the matched words…"`, trimmed to the match and a little context."""
     a = max(0, start - pad)

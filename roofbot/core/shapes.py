@@ -15,6 +15,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, is_dataclass, replace
 from typing import Any
 
+from roofbot.core.provenance import clip
+
 JsonSchema = dict[str, Any]
 
 
@@ -37,14 +39,9 @@ SHOWN_CHARS = 80
 """Characters of a value an error message quotes: a value can be as long as the file."""
 
 
-def _clip(text: str) -> str:
-    """`text` cut to SHOWN_CHARS characters."""
-    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 1] + "…"
-
-
 def _shown(raw: Any) -> str:
     """`raw`'s repr, cut to SHOWN_CHARS characters."""
-    return _clip(repr(raw))
+    return clip(repr(raw), SHOWN_CHARS)
 
 
 class _Shown:
@@ -61,7 +58,7 @@ def at(where: str, key: str | int) -> str:
     """The dotted path of a child: `calibration.records[0].check`."""
     if isinstance(key, int):
         return f"{where}[{key}]"
-    key = _clip(key)  # a key of the file: as long as YAML lets it be
+    key = clip(key, SHOWN_CHARS)  # a key of the file: as long as YAML lets it be
     return f"{where}.{key}" if where else key
 
 
@@ -269,7 +266,7 @@ class Record(Shape):
         known = [f.name for f in self.fields]
         if not isinstance(raw, Mapping):
             raise _fail(where, f"expected a mapping with keys {', '.join(known)}")
-        unknown = sorted(_clip(str(k)) for k in raw if k not in known)
+        unknown = sorted(clip(str(k), SHOWN_CHARS) for k in raw if k not in known)
         if unknown:
             raise _fail(
                 where, f"unknown key(s) {', '.join(unknown)}; the keys are {', '.join(known)}"

@@ -7,6 +7,7 @@ from functools import partial
 from operator import attrgetter
 from typing import NamedTuple
 
+from roofbot.core.provenance import clip
 from roofbot.core.results import Calibration, Message, RecordResult, Report, RoofCheck, Verdict
 from roofbot.core.units import show_input
 from roofbot.render.findings import Finding
@@ -26,8 +27,7 @@ def _clean(text: str, limit: int = 160) -> str:
     """One line, no control characters: record text is a stranger's."""
     if not text.isprintable():  # most text is: then it needs no walk character by character
         text = "".join(ch if ch.isprintable() else " " for ch in text)
-    out = " ".join(text.split())
-    return out if len(out) <= limit else out[: limit - 1] + "…"
+    return clip(" ".join(text.split()), limit)
 
 
 _WORD = 9
