@@ -55,7 +55,6 @@ ASIDES: tuple[Aside, ...] = (
         "a software version, not accelerators",
         ("PyTorch 2.1.1, synapseAI 1.14.98, Ubuntu 22.04", "MLPerf Inference v4.0"),
         ("8 GPUs",),
-        shown=False,
     ),
     Aside(
         "core-count",
@@ -68,11 +67,10 @@ ASIDES: tuple[Aside, ...] = (
     Aside(
         "memory-capacity",
         _COUNTS,
-        rx(r"(?<![\d.])\d+(?:\.\d+)?\s?(?:GB|GiB|TB|MB|MiB)\b(?!/s)"),
+        rx(r"(?=\d)(?<![\d.])\d+(?:\.\d+)?\s?(?:GB|GiB|TB|MB|MiB)\b(?!/s)"),
         "a memory capacity, not accelerators",
         ("H100 80GB GPUs", "RTX PRO 6000 Blackwell (96GB)", "2x32752 MiB"),
         ("8 GPUs",),
-        shown=False,
     ),
     Aside(
         "rack-slice",
@@ -92,7 +90,6 @@ ASIDES: tuple[Aside, ...] = (
         "a part's name and generation, not a count",
         ("8x Intel Gaudi 2 OAM accelerators", "Apple M4 Pro GPU", "TPU v5e chips"),
         ("2 GPUs",),
-        shown=False,
     ),
     Aside(
         "llama-bench-prompt-test",
@@ -116,7 +113,6 @@ ASIDES: tuple[Aside, ...] = (
             "KV cache in FP8",
         ),
         ("FP8 weights and FP8 activations",),
-        shown=False,
     ),
 )
 """Applied before any input rule; the asides of a field are shown by `explain`."""

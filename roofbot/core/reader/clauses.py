@@ -15,8 +15,8 @@ MAX_FIELD = 20_000
 """Characters of one field that the reader reads: records are short, hostile ones are not."""
 
 _SENTENCE_END = re.compile(
-    r"(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)(?<!\bapprox)(?<!\bcf)(?<!\bNo)(?<!\bno)"
-    r"[.!?](?=\s+(?![a-z]))\s+|;\s*|\n+"
+    r"[.!?](?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<!\bapprox\.)(?<!\bcf\.)(?<!\b[Nn]o\.)"
+    r"(?=\s+(?![a-z]))\s+|;\s*|\n+"
 )
 _CLAUSE_BREAK = re.compile(r",\s+|:\s+|\s[-–—]{1,2}\s|\s/\s")
 

@@ -12,13 +12,31 @@ from dataclasses import dataclass
 from typing import Any
 
 from roofbot.core.reader.asides import ASIDES
-from roofbot.core.reader.clauses import Field, Span, quote, split_field
+from roofbot.core.reader.clauses import MAX_FIELD, Field, Span, quote, split_field
 from roofbot.core.reader.cues import CUES
 from roofbot.core.reader.rule import Aside, Cue, Kind, Rule, Scope, Stance
 from roofbot.core.reader.vocab import RULES
 
 TEXT_FIELDS = ("name", "model", "unit", "methodology", "notes")
 """The free-text fields of a benchmark record that the reader reads."""
+
+PART_FIELDS = frozenset({"name", "model", "methodology"})
+"""The fields a part's name is matched in, on their text about this run."""
+
+_ALL = frozenset({"name", "model", "unit", "methodology", "notes"})
+_RUN = frozenset({"name", "model", "unit", "methodology"})
+READ_IN: Mapping[Kind, frozenset[str]] = {
+    Kind.COUNT: _RUN, Kind.PER_DEVICE: frozenset({"unit"}), Kind.DEVICE_MEMORY: _RUN,
+    Kind.PARALLELISM: _RUN, Kind.BATCH: _RUN, Kind.AGGREGATE: _RUN, Kind.PER_SEQUENCE: _RUN,
+    Kind.NO_FIGURE: frozenset({"unit", "model"}), Kind.BANDWIDTH: _ALL, Kind.PRECISION: _RUN,
+    Kind.GGUF_TYPE: _RUN, Kind.BITS: _RUN, Kind.PARAMS: frozenset({"model", "unit"}),
+    Kind.ACTIVE: frozenset({"model"}), Kind.MOE: _RUN, Kind.WEIGHT_SIZE: _ALL,
+    Kind.WEIGHT_BOUND: _RUN, Kind.SPECULATIVE: _RUN, Kind.TOKENS_PER_STEP: _ALL,
+    Kind.DERIVED: _ALL,
+}  # fmt: skip
+"""The fields each input is read from. The notes are context, full of other runs: only a
+bandwidth (where no part resolves), a stated weight size, tokens per step and a derivation
+are ever taken from them, so only those rules run there."""
 
 
 @dataclass(frozen=True)
@@ -53,7 +71,6 @@ class _Cover:
     stance: Stance
     why: str
     shields: frozenset[Kind] | None = None
-    aside: str | None = None  # the aside's name, where explain lists what it claimed
 
 
 def _reach(field: Field, cue: Cue, m: re.Match[str]) -> Span:
@@ -73,9 +90,7 @@ def _covers(field: Field, cues: Iterable[Cue], asides: Iterable[Aside]) -> list[
         for m in a.pattern.finditer(field.text):
             span = Span(m.start(), m.end())
             why = f'"{" ".join(m[0].split())}": {a.reason}'
-            out.append(
-                _Cover(span, span, Stance.SET_ASIDE, why, a.shields, a.name if a.shown else None)
-            )
+            out.append(_Cover(span, span, Stance.SET_ASIDE, why, a.shields))
     for c in cues:
         if c.fields is not None and field.name not in c.fields:
             continue
@@ -123,25 +138,25 @@ def read_field(
     rules: Iterable[Rule[Any]] = RULES,
     cues: Iterable[Cue] = CUES,
     asides: Iterable[Aside] = ASIDES,
+    this_run: bool = True,
 ) -> tuple[list[Mention], str]:
-    """Every mention the rules find in one field, in text order, each with its stance; and
-    the field's text about this run alone (for matching part names)."""
+    """Every mention the rules find in one field, in text order, each with its stance; and,
+    where `this_run` is asked for, the field's text about this run alone (for matching part
+    names). A field no rule matches needs no clauses, cues or asides."""
+    text = text[:MAX_FIELD]
+    matches = [(rule, m) for rule in rules for m in rule.pattern.finditer(text)]
+    if not matches and not this_run:
+        return [], text
     field = split_field(name, text)
-    covers = _covers(field, cues, asides)
+    kinds = {rule.kind for rule, _ in matches}
+    covers = _covers(field, cues, [a for a in asides if a.shields & kinds])
     found = []
-    for rule in rules:
-        for m in rule.pattern.finditer(field.text):
-            stance, why = _stance(rule, m, covers)
-            value = rule.read(m)
-            span = Span(m.start(), m.end())
-            found.append(Mention(rule.kind, value, rule.name, rule.weak, field, span, stance, why))
-    taken = {x.span for x in found if x.stance is Stance.SET_ASIDE}
-    for c in covers:  # what an aside claimed that no rule took: shown as set aside too
-        if c.aside and c.shields and c.words not in taken:
-            kind = min(c.shields, key=lambda k: k.name)
-            found.append(
-                Mention(kind, None, c.aside, False, field, c.words, Stance.SET_ASIDE, c.why)
-            )
+    for rule, m in matches:
+        stance, why = _stance(rule, m, covers)
+        span = Span(m.start(), m.end())
+        found.append(
+            Mention(rule.kind, rule.read(m), rule.name, rule.weak, field, span, stance, why)
+        )
     return sorted(found, key=lambda x: x.span.start), _this_run(field, covers)
 
 
@@ -182,6 +197,8 @@ def read_record(record: Mapping[str, object]) -> Reading:
     mentions: list[Mention] = []
     this_run = {}
     for name in TEXT_FIELDS:
-        found, this_run[name] = read_field(name, texts[name])
+        rules = [r for r in RULES if name in READ_IN[r.kind]]
+        blank = name in PART_FIELDS
+        found, this_run[name] = read_field(name, texts[name], rules, this_run=blank)
         mentions += found
     return Reading(tuple(mentions), texts, this_run)

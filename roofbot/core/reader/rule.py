@@ -23,7 +23,6 @@ class Kind(Enum):
     BATCH = "decode batch"
     AGGREGATE = "an aggregate rate"
     PER_SEQUENCE = "a per-sequence rate"
-    LATENCY = "a latency"
     NO_FIGURE = "no published figure"
     BANDWIDTH = "device bandwidth"
     PRECISION = "compute precision"
@@ -72,9 +71,6 @@ class Aside:
     reason: str
     reads: tuple[str, ...]
     leaves: tuple[str, ...] = ()
-    shown: bool = True
-    """Whether `explain` lists each claimed stretch as a reading set aside (a PCIe x16 looks
-    like a count; every "80GB" would only be noise)."""
 
 
 class Scope(Enum):

@@ -30,7 +30,7 @@ COUNT_RULES: tuple[Rule[int], ...] = (
     Rule(
         "n-x-part",
         Kind.COUNT,
-        rx(rf"(?<![\w.+-])(\d+)\s?[x×]\s?(?={PART_OR_NOUN})"),
+        rx(rf"(?=\d)(?<![\w.+-])(\d+)\s?[x×]\s?(?={PART_OR_NOUN})"),
         integer(),
         (
             ("Tensor-split across 2x RX 7900 XTX under ROCm on gfx1100", 2),
@@ -49,15 +49,19 @@ COUNT_RULES: tuple[Rule[int], ...] = (
     Rule(
         "part-x-n",
         Kind.COUNT,
-        rx(rf"{PART_OR_NOUN}\s?[x×]\s?(\d+)\b(?!\s*(?:lanes?|PCIe))"),
+        re.compile(r"(?<=[0-9A-Z]) ?[x×] ?(\d+)\b(?!\.\d)"),
         integer(),
-        (("DGX H100 x8, TensorRT-LLM", 8), ("RTX 3090 x2 over PCIe", 2)),
-        ("gfx906:sramecc+:xnack-", "PCIe 4.0 x16"),
+        (
+            ("DGX H100 x8, TensorRT-LLM", 8),
+            ("RTX 3090 x2 over PCIe", 2),
+            ("AMD Instinct MI300X x8", 8),
+        ),
+        ("gfx906:sramecc+:xnack-", "host link 4x PCIe 4.0 x16", "12 nodes x 8 H100"),
     ),
     Rule(
         "n-part",
         Kind.COUNT,
-        rx(rf"(?<![\w./+-])(\d+)[ -]?(?:{PART_OR_NOUN})(?![\w-])"),
+        rx(rf"(?=\d)(?<![\w./+-])(\d+)[ -]?(?:{PART_OR_NOUN})(?![\w-])"),
         integer(),
         (
             ("2 GPUs via HIP_VISIBLE_DEVICES=0,1", 2),
@@ -172,7 +176,9 @@ PER_DEVICE_RULE: Rule[int] = Rule(
 DEVICE_MEMORY_RULE: Rule[float] = Rule(
     "device-memory",
     Kind.DEVICE_MEMORY,
-    rx(r"(?<![\w.~])(\d+(?:\.\d+)?)\s?GB\s+(?:of\s+)?(?:VRAM|unified memory|HBM\w*|GDDR\w*)\b"),
+    rx(
+        r"(?=\d)(?<![\w.~])(\d+(?:\.\d+)?)\s?GB\s+(?:of\s+)?(?:VRAM|unified memory|HBM\w*|GDDR\w*)\b"
+    ),
     lambda m: float(m[1]),
     (
         ("Q8_0 quantization, 96GB VRAM", 96.0),
@@ -225,11 +231,11 @@ BANDWIDTH_RULE: Rule[float] = Rule(
     Kind.BANDWIDTH,
     rx(
         r"(?:GDDR\w*|HBM\w*|LPDDR\w*|unified memory|memory|VRAM)\s+(?:at|of|with)\s+"
-        r"(\d+(?:\.\d+)?)\s?(GB/s|TB/s)"
-        r"|\b(\d+(?:\.\d+)?)\s?(GB/s|TB/s)\s+(?:memory\s+)?bandwidth\b"
-        r"|\bbandwidth\s+(?:of|is|=|:)\s*(\d+(?:\.\d+)?)\s?(GB/s|TB/s)"
-        r"|\((\d+(?:\.\d+)?)\s?(TB/s|GB/s)\s+(?:HBM\w*|GDDR\w*|LPDDR\w*)\)"
-        r"|\b(?:unified|LPDDR\w*|GDDR\w*|HBM\w*)(?: memory)?,\s*(\d+(?:\.\d+)?)\s?(GB/s|TB/s)"
+        r"(\d+(?:\.\d+)?)\s?([GT]B/s)"
+        r"|(?=\d)(?<![\w.])(\d+(?:\.\d+)?)\s?([GT]B/s)\s+(?:memory\s+)?bandwidth\b"
+        r"|bandwidth\s+(?:of|is|=|:)\s*(\d+(?:\.\d+)?)\s?([GT]B/s)"
+        r"|\((\d+(?:\.\d+)?)\s?([GT]B/s)\s+(?:HBM\w*|GDDR\w*|LPDDR\w*)\)"
+        r"|(?:unified|LPDDR\w*|GDDR\w*|HBM\w*)(?: memory)?,\s*(\d+(?:\.\d+)?)\s?([GT]B/s)"
     ),
     lambda m: (
         float(next(g for g in m.groups()[0::2] if g))

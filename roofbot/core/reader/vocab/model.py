@@ -60,7 +60,7 @@ GGUF_TYPE_RULE: Rule[str] = Rule(
 BITS_RULE: Rule[float] = Rule(
     "n-bit",
     Kind.BITS,
-    rx(r"(?<![\w.])(\d+(?:\.\d+)?)[- ]?bit\b(?![- ]?(?:memory|bus|interface))"),
+    rx(r"(?=\d)(?<![\w.])(\d+(?:\.\d+)?)[- ]?bit\b(?![- ]?(?:memory|bus|interface))"),
     lambda m: float(m[1]),
     (
         ("MLX-LM Metal backend, batch size 1, 512 token prompt, 4-bit quantization", 4.0),
@@ -73,7 +73,7 @@ PARAMS_RULE: Rule[tuple[float, float | None]] = Rule(
     "params-in-name",
     Kind.PARAMS,
     re.compile(
-        r"(?<![\w.])(\d+(?:\.\d+)?)\s?([BT])(?:\s*total)?"
+        r"(?=\d)(?<![\w.])(\d+(?:\.\d+)?)\s?([BT])(?:\s*total)?"
         r"(?:\s*(?:-|/|,)\s*A?(\d+(?:\.\d+)?)\s?B(?:\s*active)?)?(?!\w|\.\d|\s+active)"
     ),
     lambda m: (float(m[1]) * (1000.0 if m[2] == "T" else 1.0), float(m[3]) if m[3] else None),
@@ -91,7 +91,7 @@ PARAMS_RULE: Rule[tuple[float, float | None]] = Rule(
 ACTIVE_RULE: Rule[float] = Rule(
     "active-params",
     Kind.ACTIVE,
-    rx(r"(?<![\w.])(\d+(?:\.\d+)?)\s?B\s+active\b|\bA(\d+(?:\.\d+)?)B\b"),
+    rx(r"(?=\d)(?<![\w.])(\d+(?:\.\d+)?)\s?B\s+active\b|\bA(\d+(?:\.\d+)?)B\b"),
     lambda m: float(m[1] or m[2]),
     (("Qwen3.5 35B-A3B (MoE, 3B active)", 3.0), ("Qwen3-30B-A3B", 3.0)),
     ("MPT-7B (FP16)",),
@@ -112,7 +112,7 @@ MOE_RULE: Rule[str] = Rule(
     ("Llama 3.3 70B",),
 )
 
-_NOT_APPROX = r"(?<![~≈])(?<!about )(?<!approx\. )(?<!around )(?<!roughly )(?<!up to )(?<!~ )"
+_NOT_APPROX = r"(?=\d)(?<![~≈])(?<!about )(?<!approx\. )(?<!around )(?<!roughly )(?<!up to )(?<!~ )"
 _SIZE = r"(?<![\w.~])(\d+(?:\.\d+)?)\s?(GiB|GB|TiB|TB)\b(?!/s)"
 
 WEIGHT_SIZE_RULES: tuple[Rule[tuple[float, str]], ...] = (
@@ -163,7 +163,7 @@ WEIGHT_BOUND_RULE: Rule[tuple[float, str]] = Rule(
     "memory-footprint-bound",
     Kind.WEIGHT_BOUND,
     rx(
-        r"(?<![\w.~])(\d+(?:\.\d+)?)\s?(GiB|GB)\s+(?:model\s+)?footprint\b"
+        r"(?=\d)(?<![\w.~])(\d+(?:\.\d+)?)\s?(GiB|GB)\s+(?:model\s+)?footprint\b"
         r"|\bpeak memory\s*(?:of|=|:)?\s*(\d+(?:\.\d+)?)\s?(GiB|GB)\b"
     ),
     lambda m: (float(m[1] or m[3]), str(m[2] or m[4])),

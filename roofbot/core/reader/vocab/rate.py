@@ -66,7 +66,9 @@ BATCH_RULES: tuple[Rule[int], ...] = (
     Rule(
         "n-concurrent",
         Kind.BATCH,
-        rx(r"(?<![\w.])(\d+)\s+(?:concurrent|simultaneous|in-flight|parallel)\b(?!\s+tokens)"),
+        rx(
+            r"(?=\d)(?<![\w.])(\d+)\s+(?:concurrent|simultaneous|in-flight|parallel)\b(?!\s+tokens)"
+        ),
         integer(),
         (
             ("output tokens/s aggregate across all in-flight requests (64 concurrent)", 64),
@@ -187,10 +189,10 @@ SPECULATIVE_RULE: Rule[str] = Rule(
     "speculative",
     Kind.SPECULATIVE,
     rx(
-        r"\bspeculative\b|\bspec(?:ulation)?[- ]decod\w*|(?<![\w-])MTP\b|\bEAGLE[- ]?\d?\b"
-        r"|\bMedusa\b|\bdraft model\b|\bDSPARK\b|\blookahead decoding\b"
-        r"|\bprompt[- ]lookup(?: decoding)?\b|\bn-?gram (?:speculation|decoding|drafting)\b"
-        r"|\bmulti-token prediction\b"
+        r"speculative\b|spec(?:ulation)?[- ]decod\w*|MTP\b(?<![\w-]MTP)|EAGLE[- ]?\d?\b"
+        r"|Medusa\b|draft model\b|DSPARK\b|lookahead decoding\b"
+        r"|prompt[- ]lookup(?: decoding)?\b|n-?gram (?:speculation|decoding|drafting)\b"
+        r"|multi-token prediction\b"
     ),
     lambda m: m[0],
     (
