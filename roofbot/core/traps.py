@@ -93,7 +93,9 @@ def _explain_per_user(ctx: TrapContext) -> str:
 
 
 def _explain_variant(ctx: TrapContext) -> str:
-    m = _mem(ctx)
+    m, used, alt = _mem(ctx), ctx.inputs.bandwidth_gbps, ctx.inputs.other_bandwidth_gbps
+    if used is not None and (alt is None or alt.value == used.value):
+        return f"{ctx.inputs.variant}; both stream {used.value:g} GB/s: the memory roof is the same under either"
     other = ""
     if m is not None and ctx.inputs.other_bandwidth_gbps is not None:
         alt = dict(m.alternatives).get(f"{ctx.inputs.other_bandwidth_gbps.value:g} GB/s")
