@@ -14,12 +14,13 @@ import sys
 import tempfile
 import time
 import traceback
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
+from roofbot import instrument as instr
 from roofbot.adapters import actions as A
 from roofbot.adapters.git import (
     GitTree,
@@ -33,6 +34,8 @@ from roofbot.adapters.jsonfile import MAX_BYTES
 from roofbot.adapters.repo import CONFIG_NAME, MAX_CONFIG_BYTES, Repository, load_config_text
 from roofbot.adapters.schemas import Schemas
 from roofbot.adapters.tree import FolderTree, Tree, TreeError, read_or_none
+from roofbot.approval import Approval, stamp, valid_for
+from roofbot.approval import parse as parse_approval
 from roofbot.changes import Changes, FileChange, InstrumentChange
 from roofbot.core.config import Config, ConfigError
 from roofbot.core.provenance import clip
@@ -84,6 +87,7 @@ class Settings:
     summary_url: str | None
     sweep: bool = False  # `/roofcheck all`: every record, not only the changed ones
     plot_dir: Path | None = None  # where the roofline chart goes (input plot), None: no chart
+    approval: Approval | None = None  # `/roofcheck approve`: given on this run, for this head
 
     @property
     def title(self) -> str:
@@ -239,6 +243,7 @@ class Inputs:
     source: Literal["git", "api"]
     notes: tuple[str, ...] = ()  # what the report must say about how the files were read
     head_config_problem: str | None = None  # the PR's config is there but can't be read
+    base_tree: Tree | None = None  # the base's files: its catalogue, for the check-twice
 
 
 def head_config(tree: Tree, path: str, present: bool) -> tuple[str | None, str | None]:
@@ -268,13 +273,12 @@ def _relevant(path: str, cfg: Config, config_path: str) -> bool:
 def gather_git(s: Settings) -> Inputs:
     head = GitTree(s.workspace, s.event.head_sha)
     base = GitTree(s.workspace, s.event.base_sha)
-    try:
-        base_text = base.text(s.config_path)
-    finally:
-        base.close()
+    base_text = base.text(s.config_path)
     files = changed_files(s.workspace, s.event.base_sha, s.event.head_sha)
     head_text, problem = head_config(head, s.config_path, s.config_path in head.entries)
-    return Inputs(head, base_text, head_text, files, "git", head_config_problem=problem)
+    return Inputs(
+        head, base_text, head_text, files, "git", head_config_problem=problem, base_tree=base
+    )
 
 
 def gather_api(s: Settings, client: Any, base_cfg: Config, out: TextIO) -> Inputs:
@@ -340,22 +344,16 @@ def gather_api(s: Settings, client: Any, base_cfg: Config, out: TextIO) -> Input
             f.path == s.config_path and f.status == "deleted" for f in files
         )
         head_text, problem = head_config(tree, s.config_path, not deleted)
-    return Inputs(tree, base_text, head_text, files, "api", tuple(notes), problem)
+    return Inputs(tree, base_text, head_text, files, "api", tuple(notes), problem, base_tree)
 
 
 # ------------------------------------------------------------------ policy and instrument
 
 
 def merge_config(base: Config, head: Config, fail_on: frozenset[Verdict] | None) -> Config:
-    """Policy (what fails, which files are records) from the base branch; pins, calibration
-    and trap links from the PR. The action's `fail-on` input overrides both."""
-    return dataclasses.replace(
-        head,
-        records=base.records,
-        catalogue=base.catalogue,
-        fail_on=fail_on if fail_on is not None else base.fail_on,
-        deprecated_fail=base.deprecated_fail,
-    )
+    """The whole instrument from the base branch (roofbot.instrument.run_config, with no record
+    added: the PR's pins are not used). The action's `fail-on` input overrides `fail_on`."""
+    return instr.run_config(base, head, frozenset(), fail_on)
 
 
 def instrument_changes(base: Config, head: Config) -> list[InstrumentChange]:
@@ -491,9 +489,14 @@ def annotations_for(report: Report, tree: Tree) -> list[A.Annotation]:
     return out
 
 
-def evaluate(s: Settings, inputs: Inputs) -> Outcome:
+def evaluate(
+    s: Settings, inputs: Inputs, approval_lookup: Callable[[], Approval | None] | None = None
+) -> Outcome:
     """The whole check, as data: nothing is posted here. Raises ConfigError on a bad base
-    config; a bad PR config becomes a failure the comment explains."""
+    config; a bad PR config becomes a failure the comment explains. The instrument is the base
+    branch's (roofbot.instrument); where the PR moves it and a record passes only under the
+    PR's, the outcome is held until `approval_lookup` (called only then) finds an approval of
+    this head."""
     base_cfg = load_config_text(inputs.base_config_text)
     try:
         if inputs.head_config_problem:
@@ -502,7 +505,8 @@ def evaluate(s: Settings, inputs: Inputs) -> Outcome:
         config_problem = None
     except ConfigError as e:
         head_cfg, config_problem = base_cfg, str(e)
-    config = merge_config(base_cfg, head_cfg, s.fail_on)
+    added = instr.added_record_ids(inputs.files, base_cfg)
+    config = instr.run_config(base_cfg, head_cfg, added, s.fail_on)
     instrument = instrument_changes(base_cfg, head_cfg)
     repo = Repository(inputs.tree, config, Schemas(s.workspace / "schemas"))
     relevant = [
@@ -543,6 +547,14 @@ def evaluate(s: Settings, inputs: Inputs) -> Outcome:
         extra.append(Message("error", f"the PR's {s.config_path}: {config_problem}"))
     if extra:
         report = dataclasses.replace(report, messages=(*report.messages, *extra))
+    review = review_instrument(s, inputs, relevant, config, base_cfg, instrument, added,
+                               records + deps, report)  # fmt: skip
+    ok = report.ok and config_problem is None
+    approval = None
+    if review is not None and review.held and ok:
+        approval = valid_for(s.approval or (approval_lookup() if approval_lookup else None),
+                             s.event.head_sha)  # fmt: skip
+    held = review is not None and bool(review.held) and ok and approval is None
     links = gotcha_paths(config, repo.catalogue())
     chart = draw_chart(report, config, s.plot_dir)
     common: dict[str, Any] = {
@@ -551,17 +563,23 @@ def evaluate(s: Settings, inputs: Inputs) -> Outcome:
         "template": s.template,
         "title": s.title,
         "chart_url": f"{s.summary_url}#artifacts" if chart and s.summary_url else None,
+        "extra": {"instrument": instr.view(review, approval) if review is not None else None},
     }
-    comment = render_report(
-        report, links, max_chars=COMMENT_BUDGET, summary_url=s.summary_url, **common
-    )
+    comment = stamp(
+        render_report(report, links, max_chars=COMMENT_BUDGET, summary_url=s.summary_url,
+                      **common),
+        approval,
+    )  # fmt: skip
     summary = _summary(report, links, common)
-    ok = report.ok and config_problem is None
     description = describe(report, changes)
     if s.sweep:
         description = ("all records: " + description)[:139]
     if config_problem:
         description = f"the PR's {s.config_path} is invalid"
+    if held and review is not None:
+        ok, description = False, review.description()
+    elif approval is not None:
+        description = clip(f"{description}; instrument approved by {approval.by}", 139)
     return Outcome(
         report,
         changes,
@@ -572,6 +590,45 @@ def evaluate(s: Settings, inputs: Inputs) -> Outcome:
         tuple(annotations_for(report, inputs.tree)),
         json_report.report_text(report, links),
         chart,
+    )
+
+
+def review_instrument(
+    s: Settings,
+    inputs: Inputs,
+    relevant: list[FileChange],
+    config: Config,
+    base_cfg: Config,
+    changes: list[InstrumentChange],
+    added: frozenset[str],
+    paths: list[str],
+    report: Report,
+) -> instr.Review | None:
+    """Check twice where the PR moves the instrument: the same records under the base's
+    catalogue and pins. None: the PR leaves the instrument alone."""
+    skipped = tuple(instr.not_applied(changes, added, base_cfg))
+    catalogue = instr.catalogue_changes(relevant, base_cfg)
+    pr_pins = tuple(sorted(instr.pr_pinned_ids(config, base_cfg)))
+    if not catalogue and not pr_pins:
+        return instr.Review(not_applied=skipped) if skipped else None
+    if inputs.base_tree is None:
+        return instr.Review(not_applied=skipped, pr_pins=pr_pins)
+    base_view = instr.BaseCatalogueTree(inputs.tree, inputs.base_tree, config.catalogue)
+    base_repo = Repository(
+        base_view, dataclasses.replace(config, pins=base_cfg.pins), Schemas(s.workspace / "schemas")
+    )
+    base_report = run_check(base_repo, paths, calibration=False, jobs=0)
+    parts = instr.new_parts(catalogue, config, inputs.tree)
+    fields = instr.field_changes(catalogue, config, inputs.tree, inputs.base_tree)
+    shown = fields[: instr.MAX_FIELD_CHANGES]
+    return instr.Review(
+        field_changes=tuple(shown),
+        field_changes_hidden=len(fields) - len(shown),
+        new_parts=tuple(parts),
+        moves=tuple(instr.compare(report, base_report, new_part=bool(parts))),
+        not_applied=skipped,
+        pr_pins=pr_pins,
+        checked_twice=True,
     )
 
 
@@ -770,7 +827,7 @@ def _run(
             )
             inputs = gather_api(s, client, base_cfg, out)
         A.log(out, f"changed files from {inputs.source}: {len(inputs.files)}")
-        outcome = evaluate(s, inputs)
+        outcome = evaluate(s, inputs, lambda: _recorded_approval(client, s, out))
     except ConfigError as e:
         A.log(out, f"configuration error: {e}")
         _unfinished(env, "configuration error", str(e))
@@ -784,8 +841,10 @@ def _run(
         _unfinished(env, "git failed", str(e))
         return 1, None, "roofbot could not read the pull request's commits (see the job log)"
     finally:
-        if inputs is not None and isinstance(inputs.tree, GitTree):
-            inputs.tree.close()
+        if inputs is not None:
+            for t in (inputs.tree, inputs.base_tree):
+                if isinstance(t, GitTree):
+                    t.close()
     report_path = _report_path(env)
     report_path.write_text(outcome.json_text, encoding="utf-8")
     A.write_summary(env, outcome.summary)
@@ -810,6 +869,20 @@ def _run(
         _post_comment(client, s, outcome, env, out)
     A.log(out, f"{outcome.state}: {outcome.description}")
     return (0 if outcome.state == "success" else 1), outcome, ""
+
+
+def _recorded_approval(client: Any, s: Settings, out: TextIO) -> Approval | None:
+    """The approval in roofbot's own sticky comment (roofbot.approval), if any."""
+    from roofbot.adapters.github_api import GitHubError
+
+    if client is None or s.event.number <= 0:
+        return None
+    try:
+        comment = client.find_sticky_comment(s.event.number, MARKER)
+    except GitHubError as e:
+        A.log(out, f"could not read the sticky comment for an approval: {e}")
+        return None
+    return parse_approval(comment.body) if comment is not None else None
 
 
 FALLBACK = "the report is in the job summary and the annotations"

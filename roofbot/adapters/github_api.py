@@ -389,6 +389,18 @@ class GitHubClient:
             log.debug("edited sticky comment %s on #%s", existing.id, pr_number)
         return _to_comment(existing)
 
+    def has_bot_comment(self, pr_number: int, text: str) -> bool:
+        """Whether the bot (:meth:`sticky_login`) wrote a comment on the PR containing ``text``
+        (reads every page, 100 comments per request)."""
+        login = self.sticky_login().lower()
+        with self._translate(f"list the comments of #{pr_number}"):
+            for comment in self._repository().get_issue(pr_number).get_comments():
+                user = comment.user
+                mine = user is not None and (user.login or "").lower() == login
+                if mine and text in (comment.body or ""):
+                    return True
+        return False
+
     def reply(self, issue_number: int, body: str) -> Comment:
         """A new comment on an issue or pull request (1 request)."""
         with self._translate(f"comment on #{issue_number}"):

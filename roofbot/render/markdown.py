@@ -453,10 +453,12 @@ def render_report(
     head_sha: str | None = None,
     template: str | Path | None = None,
     chart_url: str | None = None,
+    extra: Mapping[str, Any] | None = None,
 ) -> str:
     """The comment: the full report if it fits in `max_chars`, else with less detail, saying
     what was left out and pointing at the job summary (`summary_url`). `chart_url` links the
-    roofline chart the workflow uploaded as an artifact."""
+    roofline chart the workflow uploaded as an artifact; `extra` adds names to the template's
+    context (`instrument`: the instrument review)."""
     tpl = load_template(template)
 
     def render(opts: Options, omitted: list[str]) -> str:
@@ -471,6 +473,7 @@ def render_report(
             omitted=omitted,
             chart_url=chart_url,
         )
+        ctx.update(extra or {})  # sections other modules add (roofbot.instrument's review)
         text = tpl.render(ctx)
         return text if text.startswith(MARKER) else f"{MARKER}\n{text}"
 
