@@ -62,9 +62,11 @@ def test_the_command_workflow_only_starts_for_roofcheck_comments_on_pull_request
     assert "github.event.issue.pull_request" in condition
     assert "startsWith(github.event.comment.body, '/roofcheck')" in condition
     assert "github.event.comment.user.type != 'Bot'" in condition
-    # a stranger's comment gets a group of its own: it can't evict a queued check
-    group = job["concurrency"]["group"]
-    assert "author_association" in group and "roofcheck-comment-" in group
+    # a stranger's comment never starts a container: only associations that may have write
+    # access pass the `if` (roofbot still asks the permission endpoint for all but OWNER)
+    assert "github.event.comment.author_association" in condition
+    assert '["OWNER", "MEMBER", "COLLABORATOR"]' in condition
+    assert job["concurrency"]["group"] == "roofcheck-pr-${{ github.event.issue.number }}"
 
 
 def test_the_action_takes_the_token_from_the_environment() -> None:
