@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Literal, TextIO
 
 from roofbot import instrument as instr
+from roofbot import status
 from roofbot.adapters import actions as A
 from roofbot.adapters.git import (
     GitTree,
@@ -45,16 +46,17 @@ from roofbot.links import gotcha_paths
 from roofbot.render import json_report
 from roofbot.render.markdown import MARKER, fit, render_report
 
-EVENTS = ("pull_request", "pull_request_target")
+EVENTS = ("pull_request", "pull_request_target", "merge_group")
 COMMENT_EVENT = "issue_comment"  # a `/roofcheck` command (roofbot.command)
-ACTIONS = ("opened", "synchronize", "reopened", "ready_for_review")
-CONTEXT = "roofcheck"
+ACTIONS = ("opened", "synchronize", "reopened", "ready_for_review", "edited")
+CONTEXT = "roofcheck"  # the prefix: the status is `roofcheck/<base>` (roofbot.status)
 COMMENT_BUDGET = 60000
 SHORT_COMMENT_BUDGET = 30000  # after GitHub answered 422 "too long" anyway
 SUMMARY_BYTES = 1_000_000  # GitHub's job summary takes up to 1 MiB per step
 SUMMARY_BUDGET = 900_000
 MAX_API_FILES = 300  # changed files fetched one by one in API mode
-FINAL_STATUS_ATTEMPTS = 3  # a status POST is safe to repeat: the newest one counts
+FINAL_STATUS_ATTEMPTS = 3  # > 1: the final status is repeated (safe: the newest one counts)
+STATUS_WAIT = 600.0  # seconds the final status may wait out GitHub, by default
 COMMENT_RETRIES = 1  # the sticky comment after a 5xx, a timeout or a short rate limit
 MAX_WAIT = 10.0  # seconds roofbot waits for GitHub to recover (a Retry-After, a 5xx) at most
 
@@ -72,6 +74,13 @@ class PullEvent:
     base_ref: str
     is_fork: bool
     draft: bool
+    approval_pull: int | None = None  # merge_group: the PR whose approval counts (else number)
+    approval_sha: str | None = None  # merge_group: the PR head an approval must name
+
+    @property
+    def context(self) -> str:
+        """The commit status's context: `roofcheck/<base>` (roofbot.status)."""
+        return status.context(self.base_ref)
 
 
 @dataclass(frozen=True)
@@ -88,6 +97,7 @@ class Settings:
     sweep: bool = False  # `/roofcheck all`: every record, not only the changed ones
     plot_dir: Path | None = None  # where the roofline chart goes (input plot), None: no chart
     approval: Approval | None = None  # `/roofcheck approve`: given on this run, for this head
+    status_wait: float = STATUS_WAIT  # seconds the final status may wait (ROOFBOT_STATUS_WAIT)
 
     @property
     def title(self) -> str:
@@ -98,10 +108,14 @@ def parse_event(name: str, payload: Mapping[str, Any]) -> PullEvent | None:
     """The pull request of a supported event, or None for an action roofbot does not handle."""
     if name not in EVENTS:
         raise UsageError(
-            f"event {name!r} is not supported: use pull_request or pull_request_target"
+            f"event {name!r} is not supported: use pull_request, pull_request_target or merge_group"
         )
+    if name == "merge_group":
+        return _queue_event(payload)
     if payload.get("action") not in ACTIONS:
         return None
+    if payload.get("action") == "edited" and not status.base_changed(payload):
+        return None  # a new title or body: nothing roofbot checks changed
     pr = payload.get("pull_request")
     if not isinstance(pr, Mapping):
         raise UsageError("the event payload has no pull_request")
@@ -120,6 +134,28 @@ def parse_event(name: str, payload: Mapping[str, Any]) -> PullEvent | None:
         )
     except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise UsageError(f"the event payload is not a pull request event: {e!r}") from None
+
+
+def _queue_event(payload: Mapping[str, Any]) -> PullEvent | None:
+    """A merge queue's group: checked like a pull request from the base to the group's head;
+    no comment (there is no pull request), the status on the group's head."""
+    if payload.get("action") != "checks_requested":
+        return None
+    try:
+        group = status.queue_group(payload)
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        raise UsageError(f"the event payload is not a merge_group event: {e!r}") from None
+    return PullEvent(
+        number=0,
+        action="merge_group",
+        base_sha=group.base_sha,
+        head_sha=group.head_sha,
+        base_ref=group.base_ref,
+        is_fork=False,
+        draft=False,
+        approval_pull=group.pull,
+        approval_sha=group.pull_head or None,
+    )
 
 
 def read_payload(env: Mapping[str, str]) -> tuple[str, Mapping[str, Any]]:
@@ -189,6 +225,7 @@ def settings_for(
         summary_url=summary_url,
         sweep=sweep,
         plot_dir=plot_dir,
+        status_wait=status_wait_bound(env),
     )
 
 
@@ -553,7 +590,7 @@ def evaluate(
     approval = None
     if review is not None and review.held and ok:
         approval = valid_for(s.approval or (approval_lookup() if approval_lookup else None),
-                             s.event.head_sha)  # fmt: skip
+                             s.event.approval_sha or s.event.head_sha)  # fmt: skip
     held = review is not None and bool(review.held) and ok and approval is None
     links = gotcha_paths(config, repo.catalogue())
     chart = draw_chart(report, config, s.plot_dir)
@@ -665,18 +702,45 @@ def _summary(report: Report, links: Mapping[str, str | None], common: dict[str, 
 def _wait_for(error: Exception, attempt: int, *, insist: bool = False) -> float | None:
     """Seconds to wait before repeating a call that failed with `error`, or None: not worth
     repeating (a 4xx, or a rate limit that resets later than roofbot may wait). `insist`
-    (the final status, one request that decides whether a PR stays pending): a rate limit is
-    tried again after a second whatever its reset time."""
+    (the final status, one request that decides whether a PR stays pending): a rate limit's
+    whole wait, as its headers give it (`retry-after`, else the reset time), for the caller
+    to hold against its bound."""
     from roofbot.adapters.github_api import GitHubRateLimited, GitHubUnavailable
 
     if isinstance(error, GitHubRateLimited):
         wait = error.retry_after
+        if insist:
+            return limit_wait(error)
         if wait is not None and wait <= MAX_WAIT:
             return wait
-        return 1.0 if insist else None
+        return None
     if isinstance(error, GitHubUnavailable):
         return min(float(2**attempt), MAX_WAIT)
     return None
+
+
+def limit_wait(error: Any) -> float:
+    """How long a rate limit lasts, from its headers: `retry-after` (a secondary limit, 60 s
+    or more on GitHub), else until `x-ratelimit-reset` (a primary limit), plus a second for
+    clocks; 60 s when GitHub gave neither, as its documentation says to wait."""
+    from datetime import UTC, datetime
+
+    waits = []
+    if error.retry_after is not None:
+        waits.append(float(error.retry_after))
+    if error.reset_at is not None:
+        waits.append((error.reset_at - datetime.now(UTC)).total_seconds() + 1.0)
+    return max(max(waits), 0.0) if waits else 60.0
+
+
+def status_wait_bound(env: Mapping[str, str]) -> float:
+    """Seconds the final status may wait for GitHub (ROOFBOT_STATUS_WAIT, default 600: the
+    example workflows' 15-minute job timeout leaves room for it after the check)."""
+    text = env.get("ROOFBOT_STATUS_WAIT", "").strip()
+    try:
+        return max(float(text), 0.0) if text else STATUS_WAIT
+    except ValueError:
+        raise UsageError(f"ROOFBOT_STATUS_WAIT: seconds, got {clip(text, 40)!r}") from None
 
 
 def set_status(
@@ -688,37 +752,54 @@ def set_status(
     *,
     target_url: str | None = None,
     attempts: int = 1,
+    context: str = CONTEXT,
+    wait_bound: float = 0.0,
+    refused: list[bool] | None = None,
 ) -> bool:
-    """Set the `roofcheck` status; never raises. A status is safe to repeat (the newest one
-    counts), so a final one is tried `attempts` times while GitHub is unavailable."""
+    """Set the status; never raises. A status is safe to repeat (the newest one counts), so a
+    final one (`attempts` > 1) is tried again while GitHub is unavailable or rate limited, for
+    up to `wait_bound` seconds in all: a rate limit is waited out to the reset its headers
+    give, if that falls within the bound; if not, or if it still fails, False."""
     from roofbot.adapters.github_api import GitHubError
 
-    for attempt in range(attempts):
+    deadline = time.monotonic() + wait_bound
+    attempt = 0
+    while True:
         try:
-            client.set_status(sha, state, description[:139], CONTEXT, target_url)
+            client.set_status(sha, state, description[:139], context, target_url)
             return True
         except GitHubError as e:
             wait = _wait_for(e, attempt, insist=attempts > 1)
-            if wait is None or attempt + 1 == attempts:
+            attempt += 1
+            left = deadline - time.monotonic()
+            if wait is None or attempts <= 1 or wait > left:
                 A.log(out, f"could not set the {state} status: {e}")
+                if wait is not None and attempts > 1:
+                    A.log(out, f"GitHub asks to wait {wait:.0f} s, past roofbot's bound "
+                               f"({max(left, 0):.0f} s left of ROOFBOT_STATUS_WAIT)")  # fmt: skip
                 if "forbidden" in type(e).__name__.lower():
                     A.log(out, "the token can't write statuses (a fork's read-only token?)")
+                    if refused is not None:
+                        refused.append(True)
                 return False
             A.log(out, f"setting the {state} status failed ({e}); again in {wait:g} s")
             time.sleep(wait)
-    return False
 
 
 @contextmanager
-def status_guard(client: Any, s: Settings, out: TextIO) -> Iterator[list[tuple[str, str]]]:
+def status_guard(
+    client: Any, s: Settings, out: TextIO, landed: list[str] | None = None
+) -> Iterator[list[tuple[str, str]]]:
     """Pending on entry (if it can't be set, the run goes on); the final state the body
-    appends, or `error` if it raised. The final status is tried until GitHub takes it."""
+    appends, or `error` if it raised. The final status is tried until GitHub takes it or
+    roofbot's bound runs out; `landed` gets "set", "refused" (a read-only token: the job's
+    own result is all there is) or "failed"."""
     final: list[tuple[str, str]] = []
     sha = s.event.head_sha
     if client is not None:
         what = "every record" if s.sweep else "the changed records"
         set_status(client, sha, "pending", f"roofbot is checking {what}", out,
-                   target_url=s.summary_url)  # fmt: skip
+                   target_url=s.summary_url, context=s.event.context)  # fmt: skip
     try:
         yield final
     except BaseException as e:
@@ -727,8 +808,12 @@ def status_guard(client: Any, s: Settings, out: TextIO) -> Iterator[list[tuple[s
     finally:
         if client is not None:
             state, desc = final[-1] if final else ("error", "roofbot stopped without a result")
-            set_status(client, sha, state, desc, out, target_url=s.summary_url,
-                       attempts=FINAL_STATUS_ATTEMPTS)  # fmt: skip
+            refused: list[bool] = []
+            ok = set_status(client, sha, state, desc, out, target_url=s.summary_url,
+                            attempts=FINAL_STATUS_ATTEMPTS, context=s.event.context,
+                            wait_bound=s.status_wait, refused=refused)  # fmt: skip
+            if landed is not None:
+                landed.append("set" if ok else "refused" if refused else "failed")
 
 
 def _report_path(env: Mapping[str, str]) -> Path:
@@ -783,13 +868,20 @@ def check_pull(
 ) -> Checked:
     """Check one pull request and report it: pending status, the check, the sticky comment,
     the summary, annotations, outputs, and the final status whatever happens."""
-    with status_guard(client, s, out) as final:
+    landed: list[str] = []
+    with status_guard(client, s, out, landed) as final:
         code, outcome, problem = _run(s, env, client, out, dry_run)
         if outcome is not None:
             final.append((outcome.state, outcome.description))
-            return Checked(code, outcome.state)
-        final.append(("error", problem))
-        return Checked(code, "error")
+            result = Checked(code, outcome.state)
+        else:
+            final.append(("error", problem))
+            result = Checked(code, "error")
+    if landed == ["failed"]:
+        A.log(out, f"the final {s.event.context} status was not set: this job fails so that "
+                   "it shows (rerun it, or comment /roofcheck)")  # fmt: skip
+        return Checked(max(code, 1), result.state)
+    return result
 
 
 def _unfinished(env: Mapping[str, str], title: str, detail: str) -> None:
@@ -865,7 +957,7 @@ def _run(
     if dry_run:
         A.log(out, f"dry run: status would be {outcome.state}: {outcome.description}")
         A.log(out, f"dry run: comment of {len(outcome.comment)} characters not posted")
-    elif s.comment == "update":
+    elif s.comment == "update" and s.event.number > 0:  # a merge queue's group has no PR
         _post_comment(client, s, outcome, env, out)
     A.log(out, f"{outcome.state}: {outcome.description}")
     return (0 if outcome.state == "success" else 1), outcome, ""
@@ -875,10 +967,11 @@ def _recorded_approval(client: Any, s: Settings, out: TextIO) -> Approval | None
     """The approval in roofbot's own sticky comment (roofbot.approval), if any."""
     from roofbot.adapters.github_api import GitHubError
 
-    if client is None or s.event.number <= 0:
+    number = s.event.approval_pull or s.event.number
+    if client is None or number <= 0:
         return None
     try:
-        comment = client.find_sticky_comment(s.event.number, MARKER)
+        comment = client.find_sticky_comment(number, MARKER)
     except GitHubError as e:
         A.log(out, f"could not read the sticky comment for an approval: {e}")
         return None

@@ -38,7 +38,7 @@ def test_violation_pr_comments_sets_statuses_and_annotates(tmp_path: Path, gh: F
     assert "xychart-beta" in body
     states = [s["state"] for s in gh.statuses[pull.head]]
     assert states == ["pending", "failure"]
-    assert all(s["context"] == "roofcheck" for s in gh.statuses[pull.head])
+    assert all(s["context"] == "roofcheck/master" for s in gh.statuses[pull.head])
     assert len(gh.statuses[pull.head][-1]["description"]) < 140
     assert "violation" in gh.statuses[pull.head][-1]["description"]
     # summary, outputs, annotation on the value line
