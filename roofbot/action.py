@@ -725,12 +725,12 @@ def limit_wait(error: Any) -> float:
     clocks; 60 s when GitHub gave neither, as its documentation says to wait."""
     from datetime import UTC, datetime
 
-    waits = []
-    if error.retry_after is not None:
-        waits.append(float(error.retry_after))
+    if error.retry_after is not None:  # a secondary limit says how long, whatever the reset
+        return max(float(error.retry_after), 0.0)
     if error.reset_at is not None:
-        waits.append((error.reset_at - datetime.now(UTC)).total_seconds() + 1.0)
-    return max(max(waits), 0.0) if waits else 60.0
+        left = (error.reset_at - datetime.now(UTC)).total_seconds() + 1.0
+        return round(max(left, 0.0), 1)
+    return 60.0
 
 
 def status_wait_bound(env: Mapping[str, str]) -> float:

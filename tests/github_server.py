@@ -232,9 +232,13 @@ class Fault:
     hits: int = 0
     skip: int = 0  # let this many matching requests through first (fail "the n-th call")
     seen: int = 0
+    hold: float | None = None  # a rate limit: answer every match for this long from the 1st hit
+    until: float | None = None  # when the held limit lifts (set at the first hit)
 
     def matches(self, method: str, path: str) -> bool:
         if self.times is not None and self.hits >= self.times:
+            return False
+        if self.until is not None and time.time() >= self.until:
             return False
         return self.method in ("*", method) and self.pattern.search(path) is not None
 
@@ -534,13 +538,20 @@ class FakeGitHub:
         *,
         status: int = 403,
         secondary: bool = False,
-        reset_in: int = 600,
-        retry_after: int | None = None,
+        reset_in: float = 600,
+        retry_after: float | None = None,
         times: int | None = 1,
         skip: int = 0,
+        hold: bool = True,
     ) -> Fault:
         """Primary limit: 403, ``x-ratelimit-remaining: 0`` and the reset epoch. Secondary
-        limit (``secondary=True``): 403 or 429 with ``retry-after`` (60 s unless given)."""
+        limit (``secondary=True``): 403 or 429 with ``retry-after`` (60 s unless given).
+
+        As on GitHub, a limit is *held* (``hold=True``, the default): from the first request
+        it answers, every matching request gets it until the reset (``reset_in`` seconds; a
+        secondary limit: ``retry_after``), whatever ``times`` says; the headers give the time
+        left. Tests make the reset short to stay fast. ``hold=False``: a one-off answer to
+        ``times`` requests, with the headers fixed when the fault was made."""
         reset = int(time.time()) + reset_in
         headers = {
             "x-ratelimit-limit": str(RATE_LIMIT),
@@ -554,9 +565,14 @@ class FakeGitHub:
         doc = "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api"
         message = SECONDARY_RATE_LIMIT if secondary else PRIMARY_RATE_LIMIT
         body = {"message": message, "documentation_url": doc}
-        return self.fail(
-            method, pattern, status, times=times, body=body, headers=headers, skip=skip
-        )
+        fault = self.fail(
+            method, pattern, status, times=None if hold else times, body=body, headers=headers,
+            skip=skip,
+        )  # fmt: skip
+        if hold:
+            held = "retry-after" in headers
+            fault.hold = float(retry_after if retry_after is not None else 60) if held else reset_in
+        return fault
 
     def hang(
         self, method: str, pattern: str, seconds: float, *, times: int | None = 1, skip: int = 0
@@ -830,6 +846,8 @@ class FakeGitHub:
                 break
             if fault is not None:
                 fault.hits += 1
+                if fault.hold is not None and fault.until is None:
+                    fault.until = time.time() + fault.hold
         delay = fault.delay if fault else 0.0
         if fault is not None and fault.status is not None:
             return self._fault_response(fault), delay
@@ -847,6 +865,12 @@ class FakeGitHub:
         return response, delay
 
     def _fault_response(self, fault: Fault) -> Response:
+        if fault.until is not None:  # a held limit: the headers say how long it has left
+            left = max(fault.until - time.time(), 0.0)
+            if "retry-after" in fault.headers:  # secondary: the primary window is unchanged
+                fault.headers["retry-after"] = str(max(1, math.ceil(left)))
+            else:
+                fault.headers["x-ratelimit-reset"] = str(math.ceil(fault.until))
         if isinstance(fault.body, bytes | str):
             raw = fault.body.encode() if isinstance(fault.body, str) else fault.body
             return Response(fault.status or 500, raw, dict(fault.headers), "text/html")

@@ -123,7 +123,8 @@ def _in_turn() -> list[FaultCase]:
                                  lambda gh, k=k: gh.hang("*", "", 2.5, skip=k), "recovers"))  # fmt: skip
             if mode == "git":
                 out.append(FaultCase(f"rate-limit-primary-{n}", mode,
-                                     lambda gh, k=k: gh.fail_rate_limited("*", "", skip=k),
+                                     lambda gh, k=k: gh.fail_rate_limited("*", "", skip=k,
+                                                                          reset_in=2),
                                      "final"))  # fmt: skip
                 out.append(FaultCase(
                     f"rate-limit-secondary-429-{n}", mode,
