@@ -728,7 +728,7 @@ def limit_wait(error: Any) -> float:
     if error.retry_after is not None:  # a secondary limit says how long, whatever the reset
         return max(float(error.retry_after), 0.0)
     if error.reset_at is not None:
-        left = (error.reset_at - datetime.now(UTC)).total_seconds() + 1.0
+        left = float((error.reset_at - datetime.now(UTC)).total_seconds()) + 1.0
         return round(max(left, 0.0), 1)
     return 60.0
 
@@ -759,8 +759,8 @@ def set_status(
     """Set the status; never raises. A status is safe to repeat (the newest one counts), so a
     final one (`attempts` > 1) is tried again while GitHub is unavailable or rate limited, for
     up to `wait_bound` seconds in all: a rate limit is waited out to the reset its headers
-    give, if that falls within the bound; if not, or if it still fails, False."""
-    from roofbot.adapters.github_api import GitHubError
+    give, if that falls within the bound; a 5xx is tried `attempts` times; then False."""
+    from roofbot.adapters.github_api import GitHubError, GitHubRateLimited
 
     deadline = time.monotonic() + wait_bound
     attempt = 0
@@ -772,9 +772,15 @@ def set_status(
             wait = _wait_for(e, attempt, insist=attempts > 1)
             attempt += 1
             left = deadline - time.monotonic()
-            if wait is None or attempts <= 1 or wait > left:
+            limited = isinstance(e, GitHubRateLimited)  # waited out; a 5xx: `attempts` tries
+            if (
+                wait is None
+                or attempts <= 1
+                or wait > left
+                or (not limited and attempt >= attempts)
+            ):
                 A.log(out, f"could not set the {state} status: {e}")
-                if wait is not None and attempts > 1:
+                if limited and wait is not None and wait > left and attempts > 1:
                     A.log(out, f"GitHub asks to wait {wait:.0f} s, past roofbot's bound "
                                f"({max(left, 0):.0f} s left of ROOFBOT_STATUS_WAIT)")  # fmt: skip
                 if "forbidden" in type(e).__name__.lower():
