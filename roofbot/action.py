@@ -319,7 +319,10 @@ def gather_git(s: Settings) -> Inputs:
 
 
 def gather_api(s: Settings, client: Any, base_cfg: Config, out: TextIO) -> Inputs:
-    from roofbot.adapters.github_api import MAX_PULL_FILES, GitHubError
+    """The change read through the API, pinned to the event's SHAs (roofbot.head_files): the
+    comparison base...head, modes from the head's git tree, blobs by SHA."""
+    from roofbot.adapters.github_api import MAX_COMPARE_FILES
+    from roofbot.head_files import read_head
 
     base_tree = FolderTree(s.workspace)
     cfg_file = s.workspace / s.config_path
@@ -331,42 +334,40 @@ def gather_api(s: Settings, client: Any, base_cfg: Config, out: TextIO) -> Input
     reasons: dict[str, str] = {}
     notes: list[str] = []
     status_map = {"removed": "deleted", "renamed": "renamed", "added": "added", "copied": "copied"}
-    listed = client.list_pull_files(s.event.number)
+    listed, full = client.compare_files(s.event.base_sha, s.event.head_sha)
     for f in listed:
         status = status_map.get(f.status, "modified")
         files.append(FileChange(status, f.filename, f.previous_filename))  # type: ignore[arg-type]
-    if len(listed) >= MAX_PULL_FILES:
+    if full:
         notes.append(
-            f"GitHub lists at most {MAX_PULL_FILES} changed files of a pull request: files past "
+            f"GitHub lists at most {MAX_COMPARE_FILES} changed files of a comparison: files past "
             "that were not seen. Fetch the pull request's head in the workflow (git mode) to "
             "check them all."
         )
     relevant = [f for f in files if _relevant(f.path, base_cfg, s.config_path)]
-    fetched = skipped = 0
+    wanted: list[str] = []
+    skipped = 0
     for f in relevant:
         if f.old_path:
             overlay[f.old_path] = None
         if f.status == "deleted":
             overlay[f.path] = None
             reasons[f.path] = "the pull request deletes it"
-            continue
-        if fetched >= MAX_API_FILES:
+        elif len(wanted) >= MAX_API_FILES:
             overlay[f.path] = None
             reasons[f.path] = (
                 f"not fetched: the pull request changes more than {MAX_API_FILES} files roofbot "
                 "reads, and without its head in the workspace each costs an API call"
             )
             skipped += 1
-            continue
-        fetched += 1
-        try:
-            overlay[f.path] = client.get_file_at(f.path, s.event.head_sha)
-            if overlay[f.path] is None:
-                reasons[f.path] = "it is not a regular file at the head (a link or a folder)"
-        except GitHubError as e:
-            A.log(out, f"{f.path}: {e}")
-            overlay[f.path] = None
-            reasons[f.path] = f"GitHub did not send it ({type(e).__name__})"
+        else:
+            wanted.append(f.path)
+    head = read_head(client, s.event.head_sha, wanted, MAX_BYTES)
+    for path, error in head.failures:
+        A.log(out, f"{path}: {error}")
+    overlay.update(head.data)
+    reasons.update(head.reasons)
+    files = [dataclasses.replace(f, symlink=True) if f.path in head.links else f for f in files]
     if skipped:
         A.log(out, f"more than {MAX_API_FILES} changed files: {skipped} not fetched")
         notes.append(

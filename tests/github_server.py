@@ -51,6 +51,7 @@ import http.server
 import json
 import math
 import os
+import posixpath
 import re
 import socket
 import sys
@@ -324,6 +325,8 @@ class FakeGitHub:
         self.issues: set[int] = set()  # plain issues (pull requests are issues too)
         self.blobs: dict[str, bytes] = {}
         self.contents: dict[tuple[str, str], str] = {}
+        self.modes: dict[tuple[str, str], str] = {}  # (ref, path) -> git mode; absent: 100644
+        self._trees: dict[str, tuple[str, str]] = {}  # a tree's SHA -> (ref, folder)
         self.permissions: dict[str, dict[str, Any]] = {}
         self.read_only = False
         self.raw_chunked = False  # send raw blobs/contents chunked, without Content-Length
@@ -457,6 +460,19 @@ class FakeGitHub:
         with self.lock:
             self.contents[(ref or self.default_branch, path.strip("/"))] = sha
         return sha
+
+    def add_link(self, path: str, target: str, ref: str | None = None) -> str:
+        """A symbolic link at ``ref``: a blob holding the target, mode 120000 in the tree (the
+        contents API follows it to a file in the repository, as GitHub's does)."""
+        sha = self.add_file(path, target.encode(), ref)
+        with self.lock:
+            self.modes[(ref or self.default_branch, path.strip("/"))] = "120000"
+        return sha
+
+    def add_commit_files(self, ref: str, files: dict[str, bytes]) -> None:
+        """Several files at ``ref`` (a commit SHA) at once."""
+        for path, data in files.items():
+            self.add_file(path, data, ref)
 
     def set_permission(
         self, login: str, role_name: str, *, permission: str | None = None, user_type: str = "User"
@@ -921,6 +937,8 @@ class FakeGitHub:
             ("GET", r"/commits/([^/]+)/statuses", self._list_statuses),
             ("GET", r"/collaborators/([^/]+)/permission", self._permission),
             ("GET", r"/git/blobs/([^/]+)", self._get_blob),
+            ("GET", r"/git/trees/([^/]+)", self._get_tree),
+            ("GET", r"/compare/([^/]+)\.\.\.([^/]+)", self._compare),
             ("GET", r"/contents/?(.*)", self._get_contents),
         ]
 
@@ -1103,6 +1121,95 @@ class FakeGitHub:
             raise _error(404, "Not Found", doc)
         return Response(200, body)
 
+    # -------------------------------------------------- git trees and compare (REST description:
+    # "Get a tree" GET /repos/{owner}/{repo}/git/trees/{tree_sha}[?recursive=1] answers
+    # {sha, url, tree: [{path, mode, type, sha, size (blobs), url}], truncated}; "Compare two
+    # commits" GET /repos/{owner}/{repo}/compare/{base}...{head} answers a CommitComparison
+    # whose `files` (diff entries, at most 300) are listed on the first page only)
+
+    def _tree_sha(self, ref: str, folder: str) -> str:
+        sha = hashlib.sha1(f"tree:{ref}:{folder}".encode()).hexdigest()
+        self._trees[sha] = (ref, folder)
+        return sha
+
+    def _get_tree(self, sha: str, *, query: dict[str, str], **_: Any) -> Response:
+        ref, folder = self._trees.get(sha, (sha, ""))
+        paths = sorted(p for (r, p) in self.contents if r == ref)
+        if not paths and sha not in self._trees:
+            raise _error(404, "Not Found", f"{DOCS}/git/trees#get-a-tree")
+        recursive = query.get("recursive") not in (None, "", "0", "false")
+        prefix = f"{folder}/" if folder else ""
+        entries: dict[str, dict[str, Any]] = {}
+        for path in paths:
+            if not path.startswith(prefix):
+                continue
+            rest = path[len(prefix) :]
+            parts = rest.split("/")
+            for depth in range(1, len(parts)):  # the folders on the way
+                sub = "/".join(parts[:depth])
+                if depth == 1 or recursive:
+                    tree = self._tree_sha(ref, prefix + sub)
+                    entries.setdefault(sub, {"path": sub, "mode": "040000", "type": "tree",
+                                             "sha": tree, "url": f"{self.repo_url}/git/trees/{tree}"})  # fmt: skip
+            if len(parts) > 1 and not recursive:
+                continue
+            blob = self.contents[(ref, path)]
+            entries[rest] = {
+                "path": rest,
+                "mode": self.modes.get((ref, path), "100644"),
+                "type": "blob",
+                "sha": blob,
+                "size": len(self.blobs[blob]),
+                "url": f"{self.repo_url}/git/blobs/{blob}",
+            }
+        body = {
+            "sha": self._tree_sha(ref, folder),
+            "url": f"{self.repo_url}/git/trees/{sha}",
+            "tree": [entries[k] for k in sorted(entries)],
+            "truncated": False,
+        }
+        return Response(200, body)
+
+    def _compare(self, base: str, head: str, **_: Any) -> Response:
+        old = {p: sha for (r, p), sha in self.contents.items() if r == base}
+        new = {p: sha for (r, p), sha in self.contents.items() if r == head}
+        if not old and not new:
+            raise _error(404, "Not Found", f"{DOCS}/commits/commits#compare-two-commits")
+        sample = self.templates["list-pull-files"][0]
+        files = []
+        for path in sorted(set(old) | set(new)):
+            if old.get(path) == new.get(path):
+                continue
+            status = "added" if path not in old else "removed" if path not in new else "modified"
+            quoted = urllib.parse.quote(path)
+            entry = copy.deepcopy(sample)
+            entry.update(
+                sha=new.get(path, old.get(path)), filename=path, status=status, additions=1,
+                deletions=0 if status == "added" else 1, changes=1,
+                blob_url=f"{self.html_url}/blob/{head}/{quoted}",
+                raw_url=f"{self.html_url}/raw/{head}/{quoted}",
+                contents_url=f"{self.repo_url}/contents/{quoted}?ref={head}",
+            )  # fmt: skip
+            entry.pop("previous_filename", None)
+            files.append(entry)
+        commit = {"sha": base, "url": f"{self.repo_url}/commits/{base}"}
+        body = {
+            "url": f"{self.repo_url}/compare/{base}...{head}",
+            "html_url": f"{self.html_url}/compare/{base}...{head}",
+            "permalink_url": f"{self.html_url}/compare/{self.owner}:{base}...{self.owner}:{head}",
+            "diff_url": f"{self.html_url}/compare/{base}...{head}.diff",
+            "patch_url": f"{self.html_url}/compare/{base}...{head}.patch",
+            "base_commit": commit,
+            "merge_base_commit": commit,
+            "status": "ahead",
+            "ahead_by": 1,
+            "behind_by": 0,
+            "total_commits": 1,
+            "commits": [],
+            "files": files[:300],  # GitHub lists at most 300 files of a comparison
+        }
+        return Response(200, body)
+
     def _raw(self, data: bytes) -> Response:
         return Response(200, data, content_type=RAW_MEDIA_TYPE)
 
@@ -1128,6 +1235,13 @@ class FakeGitHub:
         path = urllib.parse.unquote(path).strip("/")
         ref = query.get("ref") or self.default_branch
         sha = self.contents.get((ref, path))
+        if sha is not None and self.modes.get((ref, path)) == "120000":
+            # GitHub's contents API follows a link to a file in the repository and answers
+            # `type: file` with the target's content
+            target = posixpath.normpath(posixpath.join(posixpath.dirname(path),
+                                                       self.blobs[sha].decode()))  # fmt: skip
+            if (ref, target) in self.contents:
+                path, sha = target, self.contents[(ref, target)]
         if sha is not None:
             data = self.blobs[sha]
             if "raw" in accept:

@@ -328,6 +328,7 @@ def test_api_mode_when_the_head_was_not_fetched(tmp_path: Path, gh: FakeGitHub) 
     pull, cid = _setup(tmp_path, gh)
     shutil.rmtree(pull.repo / ".git")
     gh.set_files(PR, [FileState(MPT)])
+    gh.add_file(MPT, violating_copy(57.6).encode(), ref=pull.base)  # the base's record
     gh.add_file(MPT, violating_copy().encode(), ref=pull.head)
     run = _comment(tmp_path, gh, pull, comment_event(gh, "/roofcheck", comment_id=cid))
     assert "changed files from api: 1" in run.stdout
@@ -366,10 +367,12 @@ def sample_api(name: str) -> Path:
 
 def test_a_crash_is_confused_and_sets_an_error_status(tmp_path: Path, gh: FakeGitHub) -> None:
     pull, cid = _setup(tmp_path, gh)
-    (pull.repo / "broken.md.j2").write_text("{{ no_such_name }}\n", "utf-8")
+    # RUNNER_TEMP is a file: writing the report raises after the check (a broken template no
+    # longer crashes: it falls back to the built-in one)
+    (tmp_path / "not-a-folder").write_text("", "utf-8")
     run = run_roofbot(tmp_path, pull.repo, gh, "issue_comment",
                       comment_event(gh, "/roofcheck", comment_id=cid), crash=True,
-                      INPUT_TEMPLATE="broken.md.j2")  # fmt: skip
+                      RUNNER_TEMP=str(tmp_path / "not-a-folder"))  # fmt: skip
     assert run.code == 1
     assert [s["state"] for s in gh.statuses[pull.head]] == ["pending", "error"]
     assert _reactions(gh, cid) == ["eyes", "confused"]

@@ -36,8 +36,8 @@ BOUND = 60.0
 Mode = Literal["git", "api", "big"]
 #: The requests of a normal run, in order (test_the_sequences_are_pinned keeps them honest).
 GIT_CALLS = ["POST statuses", "GET comments", "POST comments", "POST statuses"]
-API_CALLS = [
-    "POST statuses", "GET files", "GET contents", "GET contents", "GET contents",
+API_CALLS = [  # the listing pinned to the event's SHAs, modes from the tree, blobs by SHA
+    "POST statuses", "GET compare", "GET trees", "GET blobs", "GET blobs", "GET blobs",
     "GET comments", "POST comments", "POST statuses",
 ]  # fmt: skip
 INJECTION = (FIXTURES / "broken" / "markdown-injection.json").read_text("utf-8")
@@ -193,13 +193,13 @@ def cases() -> list[FaultCase]:
                   lambda gh: gh.fail("POST", r"/comments$", 422, body=TOO_LONG, times=None),
                   "no-comment", log=("refused even the short comment", *said)),
         FaultCase("api-file-list-down", "api",
-                  lambda gh: gh.fail_server_error("GET", r"/files$", 502, times=None),
+                  lambda gh: gh.fail_server_error("GET", r"/compare/", 502, times=None),
                   "unfinished", check=_unfinished),
         FaultCase("api-contents-down", "api",
-                  lambda gh: gh.fail_server_error("GET", r"/contents/", 503, times=None),
+                  lambda gh: gh.fail_server_error("GET", r"/git/blobs/", 503, times=None),
                   "final", check=_contents_missing),
         FaultCase("api-contents-hang", "api",
-                  lambda gh: gh.hang("GET", r"/contents/", 2.5, times=None), "final",
+                  lambda gh: gh.hang("GET", r"/git/blobs/", 2.5, times=None), "final",
                   check=_contents_missing),
     ]  # fmt: skip
 
