@@ -104,7 +104,7 @@ def _with_template(tmp: Path, gh: FakeGitHub, text: str, extra: dict[str, str] |
 
 def test_safe_in_a_template_prints_escaped_text(tmp_path: Path, gh: FakeGitHub) -> None:
     template = "{{ marker }}\n{% for f in changes.files %}- {{ f.path | safe }}\n{% endfor %}"
-    _, run = _with_template(tmp_path, gh, template)
+    _with_template(tmp_path, gh, template)
     body = _sticky(gh)
     assert body.startswith(MARKER)
     assert "<img" not in body and "&lt;img src=x onerror=alert(1)&gt;" in body, body
