@@ -156,6 +156,20 @@ def _contents_missing(o: Outcome) -> None:
     assert "GitHub did not send it" in o.comments[0]
 
 
+def _pinned_listing(o: Outcome) -> None:
+    assert "witness-violation" in o.comments[0]  # read at the event's head all the same
+    assert "GET files" not in o.routes
+
+
+def _link_refused(o: Outcome) -> None:
+    assert "zz-link.json (symbolic link: not read)" in o.comments[0]
+    assert "GET contents" not in o.routes
+
+
+def _job_red(o: Outcome) -> None:
+    assert "this job fails so that it shows" in o.run.stdout
+
+
 TOO_LONG = {
     "message": "Validation Failed",
     "errors": [{"resource": "IssueComment", "code": "custom", "field": "data",
@@ -198,6 +212,22 @@ def cases() -> list[FaultCase]:
         FaultCase("api-contents-down", "api",
                   lambda gh: gh.fail_server_error("GET", r"/git/blobs/", 503, times=None),
                   "final", check=_contents_missing),
+        # issue 19: the head pinned to the event's SHAs; rate limits held as GitHub holds them
+        FaultCase("api-head-moved-after-the-event", "api",
+                  lambda gh: (setattr(gh.pulls[PR], "head_sha", "5" * 40), gh.set_files(PR, [])),
+                  "recovers", check=_pinned_listing),
+        FaultCase("api-symlink-in-the-head", "api",
+                  lambda gh: gh.add_link("data/benchmarks/zz-link.json", "witness-pass.json",
+                                         ref=gh.pulls[PR].head_sha),
+                  "recovers", check=_link_refused),
+        FaultCase("rate-limit-held-on-the-final-status", "git",
+                  lambda gh: gh.fail_rate_limited("POST", r"/statuses/", reset_in=3, skip=1),
+                  "recovers", env={"ROOFBOT_STATUS_WAIT": "20"},
+                  log=("setting the failure status failed",)),
+        FaultCase("rate-limit-past-the-bound", "git",
+                  lambda gh: gh.fail_rate_limited("POST", r"/statuses/", reset_in=300),
+                  "no-status", env={"ROOFBOT_STATUS_WAIT": "2"},
+                  log=("past roofbot's bound",), check=_job_red),
         FaultCase("api-contents-hang", "api",
                   lambda gh: gh.hang("GET", r"/git/blobs/", 2.5, times=None), "final",
                   check=_contents_missing),
