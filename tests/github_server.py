@@ -20,8 +20,10 @@ or as a pytest fixture: ``fake_github = fake_github_fixture()`` at module level.
 State (read or seed it directly; all of it is guarded by ``gh.lock``):
     ``comments`` (id -> :class:`CommentState`), ``statuses`` (sha -> list of status dicts, in the
     order they were created), ``reactions`` (list of :class:`ReactionState`), ``pulls``
-    (number -> :class:`PullState`, whose ``files`` list is the PR's file list), ``blobs``
-    (sha -> bytes), ``contents`` ((ref, path) -> blob sha), ``permissions`` (login -> payload),
+    (number -> :class:`PullState`, whose ``files`` list is the PR's file list, at its *current*
+    head), ``blobs`` (sha -> bytes), ``contents`` ((ref, path) -> blob sha; a ref is a branch or
+    a commit SHA), ``modes`` ((ref, path) -> git mode, ``add_link`` makes a 120000 link),
+    ``permissions`` (login -> payload),
     ``bot_login`` / ``bot_type`` (the author of comments and statuses created through the API).
 
 Request log: ``requests`` (list of :class:`RecordedRequest`, every request including the ones a
@@ -35,11 +37,17 @@ letting ``skip`` matching requests through (``fail("*", "", 502, skip=3)``: the 
 Helpers:
 ``fail_server_error``, ``fail_integration_forbidden`` (a fork PR's read-only token),
 ``fail_rate_limited`` (primary: 403 + ``x-ratelimit-remaining: 0``; secondary: 403/429 +
-``retry-after``), ``hang`` (sleep longer than the client's timeout, then answer normally: the
+``retry-after``; held as GitHub holds it, every matching request until the reset the headers
+give, the reset configurable so tests stay fast), ``hang`` (sleep longer than the client's timeout, then answer normally: the
 request *did* happen on the server). ``read_only = True`` answers every write with the
 "Resource not accessible by integration" 403; ``raw_chunked = True`` sends raw file/blob bodies
 chunked, without Content-Length. Comment bodies longer than 65536 characters get
 GitHub's 422 for real, and status descriptions longer than 140 characters too.
+
+Git data, as GitHub's REST description shapes it: ``compare/{base}...{head}`` lists the files
+that differ between the contents of the two refs (at most 300), ``git/trees/{sha}`` (with
+``?recursive=1``) the tree of a ref's contents with modes, ``git/blobs/{sha}`` a blob; the
+contents API follows a link to a file in the repository, as GitHub's does.
 """
 
 from __future__ import annotations
