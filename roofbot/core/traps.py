@@ -98,11 +98,11 @@ def _explain_variant(ctx: TrapContext) -> str:
         return f"{ctx.inputs.variant}; both stream {used.value:g} GB/s: the memory roof is the same under either"
     other = ""
     if m is not None and ctx.inputs.other_bandwidth_gbps is not None:
-        alt = dict(m.alternatives).get(f"{ctx.inputs.other_bandwidth_gbps.value:g} GB/s")
-        if alt:
+        roof = dict(m.alternatives).get(f"{ctx.inputs.other_bandwidth_gbps.value:g} GB/s")
+        if roof:
             other = (
                 f": under {ctx.inputs.other_bandwidth_gbps.value:g} GB/s the memory roof is "
-                f"{alt:.2f} tok/s and the record sits at {100 * ctx.value / alt:.1f}%"
+                f"{roof:.2f} tok/s and the record sits at {100 * ctx.value / roof:.1f}%"
             )
     return f"{ctx.inputs.variant}; the larger bandwidth is used unless pinned{other}"
 
