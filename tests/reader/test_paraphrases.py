@@ -326,3 +326,14 @@ def test_a_latency_filed_as_a_token_rate_is_not_one(unit: str, rate: bool) -> No
     from roofbot.core.inputs import unit_is_token_rate
 
     assert unit_is_token_rate(unit) is rate
+
+
+def test_every_field_the_reader_scans_is_bounded() -> None:
+    from roofbot.core.reader.clauses import MAX_FIELD
+    from roofbot.core.reader.reading import read_record
+
+    huge = "8x H100 " * 300_000  # 2.4 MB in one field
+    record = {"unit": huge, "model": huge, "name": huge, "methodology": huge, "notes": huge}
+    reading = read_record(record)
+    assert all(len(t) <= MAX_FIELD for t in reading.texts.values())
+    assert all(m.span.end <= MAX_FIELD for m in reading.mentions)

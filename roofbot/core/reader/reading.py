@@ -183,11 +183,12 @@ class Reading:
 
 
 def record_texts(record: Mapping[str, object]) -> dict[str, str]:
-    """The record's free-text fields (and its format and engine ids), as strings."""
+    """The record's free-text fields (and its format and engine ids), as strings, each cut
+    to MAX_FIELD characters: a stranger's 2 MB `unit` is read as far as a record's would be."""
     out = {}
     for name in (*TEXT_FIELDS, "format_id", "engine_id"):
         v = record.get(name)
-        out[name] = v if isinstance(v, str) else ""
+        out[name] = v[:MAX_FIELD] if isinstance(v, str) else ""
     return out
 
 
