@@ -39,6 +39,10 @@ bandwidth (where no part resolves), a stated weight size, tokens per step and a 
 are ever taken from them, so only those rules run there."""
 
 
+_RULES_IN = {f: tuple(r for r in RULES if f in READ_IN[r.kind]) for f in TEXT_FIELDS}
+"""Each field's rules: those of the inputs read from it."""
+
+
 @dataclass(frozen=True)
 class Mention:
     """One rule's match in one field: what it says (`kind`, `value`), where, and whether the
@@ -198,7 +202,7 @@ def read_record(record: Mapping[str, object]) -> Reading:
     mentions: list[Mention] = []
     this_run = {}
     for name in TEXT_FIELDS:
-        rules = [r for r in RULES if name in READ_IN[r.kind]]
+        rules = _RULES_IN[name]
         blank = name in PART_FIELDS
         found, this_run[name] = read_field(name, texts[name], rules, this_run=blank)
         mentions += found
