@@ -36,7 +36,7 @@ from roofbot.adapters.tree import FolderTree, Tree, TreeError, read_or_none
 from roofbot.changes import Changes, FileChange, InstrumentChange
 from roofbot.core.config import Config, ConfigError
 from roofbot.core.provenance import clip
-from roofbot.core.results import Report, Verdict
+from roofbot.core.results import Message, Report, Verdict
 from roofbot.engine import run_check, shown_path
 from roofbot.links import gotcha_paths
 from roofbot.render import json_report
@@ -536,15 +536,19 @@ def evaluate(s: Settings, inputs: Inputs) -> Outcome:
     repo.prefetch_checks(records + deps, [c.id for c in config.calibration])
     # jobs=0: from 1,000 records (a catalogue change's dependents, /roofcheck all) on every CPU
     report = run_check(repo, records + deps, calibration=True, jobs=0)
-    from roofbot.core.results import Message
-
     extra = [Message("warning", n) for n in inputs.notes]
     if config_problem:
         extra.append(Message("error", f"the PR's {s.config_path}: {config_problem}"))
     if extra:
         report = dataclasses.replace(report, messages=(*report.messages, *extra))
     links = gotcha_paths(config, repo.catalogue())
-    chart = draw_chart(report, config, s.plot_dir)
+    try:
+        chart = draw_chart(report, config, s.plot_dir)
+    except ChartUnavailable:  # an optional extra that is missing is a note, never a failure
+        chart = None
+        report = dataclasses.replace(
+            report, messages=(*report.messages, Message("warning", NO_CHART))
+        )
     common: dict[str, Any] = {
         "changes": changes,
         "head_sha": s.event.head_sha,
@@ -575,21 +579,28 @@ def evaluate(s: Settings, inputs: Inputs) -> Outcome:
     )
 
 
+NO_CHART = "no chart (install roofbot[plot]): matplotlib is not installed"
+"""The note in the log and the comment of a run asked for a chart without the `plot` extra."""
+
+
+class ChartUnavailable(RuntimeError):
+    """A chart was asked for (input plot) and matplotlib, the `plot` extra, is missing."""
+
+
 def draw_chart(report: Report, config: Config, folder: Path | None) -> Path | None:
     """The roofline chart of the checked records (PNG and SVG) for the workflow to upload as
-    an artifact; None when charts are off, there is nothing to draw, or matplotlib (the
-    `plot` extra, in the action's image) is missing."""
+    an artifact; None when charts are off or there is nothing to draw. ChartUnavailable when
+    matplotlib (the `plot` extra, in the action's image; not in a plain `pip install .`) is
+    missing: the caller says so and goes on."""
     if folder is None or not any(r.checks for r in report.records):
         return None
-    try:
-        from roofbot import plot
-    except ImportError:
-        return None
+    from roofbot import plot  # matplotlib itself is imported only when a chart is drawn
+
     try:
         fig = plot.corpus_chart(report, (c.id for c in config.calibration), "roofcheck")
-    except ImportError:
-        return None
-    return plot.save(fig, folder / "roofline")[0]
+        return plot.save(fig, folder / "roofline")[0]
+    except (ImportError, plot.PlotUnavailable):
+        raise ChartUnavailable(NO_CHART) from None
 
 
 def _summary(report: Report, links: Mapping[str, str | None], common: dict[str, Any]) -> str:
@@ -771,6 +782,8 @@ def _run(
             inputs = gather_api(s, client, base_cfg, out)
         A.log(out, f"changed files from {inputs.source}: {len(inputs.files)}")
         outcome = evaluate(s, inputs)
+        if outcome.report is not None and any(m.text == NO_CHART for m in outcome.report.messages):
+            A.log(out, NO_CHART)
     except ConfigError as e:
         A.log(out, f"configuration error: {e}")
         _unfinished(env, "configuration error", str(e))
