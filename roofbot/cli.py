@@ -14,6 +14,7 @@ from roofbot import __version__
 
 if TYPE_CHECKING:
     from roofbot.adapters.repo import Repository
+    from roofbot.core.results import Verdict
 
 FORMATS = ("text", "json", "markdown", "sarif", "github")
 
@@ -28,12 +29,59 @@ def _open(repo: Path):  # type: ignore[no-untyped-def]
         raise click.UsageError(str(e)) from None
 
 
+def _repository(repo: Path, *, records: bool = True) -> tuple[Path, Repository]:
+    """The records repository at or above `repo` (its root and the repository), or exit 2
+    when there is none, or (`records`) when its records globs match nothing."""
+    from roofbot.locate import LocateError, find_root, require_records
+
+    try:
+        root = find_root(repo)
+        repository = _open(root)
+        require_records(repository, root, records=records)
+    except LocateError as e:
+        raise click.UsageError(str(e)) from None
+    return root, repository
+
+
+def _verdicts(text: str) -> frozenset[Verdict]:
+    """`--fail-on`'s list, as the action's fail-on input reads it."""
+    from roofbot.core.results import Verdict
+
+    valid = {v.value: v for v in Verdict}
+    names = [n.strip() for n in text.replace(",", " ").split()]
+    bad = [n for n in names if n not in valid]
+    if bad or not names:
+        raise click.BadParameter(
+            f"{', '.join(map(repr, bad)) or 'nothing'}: a list of {', '.join(valid)}",
+            param_hint="--fail-on",
+        )
+    return frozenset(valid[n] for n in names)
+
+
+def _record_args(repository: Repository, names: Sequence[str], root: Path) -> list[str]:
+    """The repository paths of the records named on the command line: ids, paths (from the
+    current folder or the root) or globs; exit 2 for one that names nothing."""
+    from roofbot.locate import LocateError, expand, is_glob, record_path
+
+    out: list[str] = []
+    try:
+        for name in names:
+            if is_glob(name) and not Path(name).exists():
+                out += expand(repository, name, root)
+            else:
+                out.append(record_path(repository, name, root))
+    except LocateError as e:
+        raise click.UsageError(str(e)) from None
+    return list(dict.fromkeys(out))
+
+
 repo_option = click.option(
     "--repo",
     type=click.Path(file_okay=False, path_type=Path),
     default=".",
     show_default=True,
-    help="The records repository (its root folder).",
+    help="The records repository, or a folder inside it: its root is the nearest folder at or "
+    "above it holding .roofbot.yml or data/benchmarks/.",
 )
 """The option every command that reads a repository shares."""
 
@@ -55,6 +103,15 @@ def cli() -> None:
     help="Output format. [default: text; github when GITHUB_ACTIONS is set]",
 )
 @click.option("--no-calibration", is_flag=True, help="Skip the calibration set.")
+@click.option(
+    "--fail-on",
+    "fail_on",
+    default=None,
+    metavar="VERDICTS",
+    help="The verdicts that fail the run, comma- or space-separated (error, violation, suspect, "
+    "unchecked, pass, skipped), as the action's fail-on input. [default: fail_on in "
+    ".roofbot.yml, else violation,error]",
+)
 @click.option(
     "--jobs",
     "-j",
@@ -95,6 +152,7 @@ def check(
     repo: Path,
     fmt: str | None,
     no_calibration: bool,
+    fail_on: str | None,
     jobs: int,
     changed: bool,
     cache: bool,
@@ -114,10 +172,16 @@ def check(
         raise click.UsageError("--quiet and --verbose exclude each other")
     if fmt is None:
         fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
-    repository = _open(repo)
-    rels: list[str] | None = [_relative(p, repo) for p in paths] or None
+    repo, repository = _repository(repo)
+    if fail_on is not None:
+        import dataclasses
+
+        repository.config = dataclasses.replace(repository.config, fail_on=_verdicts(fail_on))
+    rels: list[str] | None
     if changed:
-        rels = _changed_records(repository, rels or [])
+        rels = _changed_records(repository, [_relative(p, repo) for p in paths])
+    else:
+        rels = _record_args(repository, paths, repo) or None
     spec = _cache_spec(repository, repo, cache_dir) if cache else None
     stats = CacheStats()
     bar = progress_for(sys.stderr, quiet)
@@ -379,9 +443,9 @@ def schema() -> None:
     "--out",
     "out_dir",
     type=click.Path(file_okay=False, path_type=Path),
-    default="roofbot-plots",
-    show_default=True,
-    help="Folder the charts are written to.",
+    default=None,
+    help="Folder the charts are written to. [default: roofbot-plots in the system's temporary "
+    "folder, never inside the records repository]",
 )
 @click.option(
     "--record",
@@ -399,7 +463,7 @@ def schema() -> None:
 def plot(
     paths: tuple[str, ...],
     repo: Path,
-    out_dir: Path,
+    out_dir: Path | None,
     record_ids: tuple[str, ...],
     formats: tuple[str, ...],
 ) -> None:
@@ -412,22 +476,29 @@ def plot(
     from roofbot.engine import check_path, run_check
     from roofbot.plot import FORMATS, PlotUnavailable, corpus_chart, save, sweep_chart
 
-    repository = _open(repo)
-    rels = [_relative(p, repo) for p in paths] or None
+    repo, repository = _repository(repo)
+    rels = _record_args(repository, paths, repo) or None
     chosen = formats or FORMATS
+    if out_dir is None:
+        import tempfile
+
+        out_dir = Path(tempfile.gettempdir()) / "roofbot-plots"
+    # every --record is found, and its sweep drawn, before the corpus chart: a wrong id
+    # fails at once, not after the whole corpus was checked and drawn
+    sweeps = [(rid, _record_args(repository, [rid], repo)) for rid in record_ids]
     try:
+        figures = []
+        for _rid, found in sweeps:
+            for path in found:
+                result = check_path(repository, repository.catalogue(), path)
+                try:
+                    figures.append((result.id, sweep_chart(result)))
+                except ValueError as e:
+                    raise click.UsageError(str(e)) from None
         report = run_check(repository, rels, calibration=False)
         cal = [c.id for c in repository.config.calibration]
         written = save(corpus_chart(report, cal), out_dir / "roofline", chosen)
-        for rid in record_ids:
-            path = repository.path_for_id(rid)
-            if path is None:
-                raise click.UsageError(f"no benchmark record with id {rid!r} in {repo}")
-            result = check_path(repository, repository.catalogue(), path)
-            try:
-                fig = sweep_chart(result)
-            except ValueError as e:
-                raise click.UsageError(str(e)) from None
+        for rid, fig in figures:
             written += save(fig, out_dir / f"sweep-{rid}", chosen)
     except PlotUnavailable as e:
         raise click.UsageError(str(e)) from None
@@ -436,20 +507,22 @@ def plot(
 
 
 @cli.command()
-@click.argument("record_id")
+@click.argument("record")
 @repo_option
-def explain(record_id: str, repo: Path) -> None:
+def explain(record: str, repo: Path) -> None:
     """Show one record's arithmetic step by step, each input with where it came from.
+    RECORD is its id or its file's path.
 
     Example: roofbot explain --repo fixtures mpt7b-a100-bs64-aggregate-output-tps
     """
     from roofbot.engine import check_path
     from roofbot.render.text import explain_record
 
-    repository = _open(repo)
-    path = repository.path_for_id(record_id)
-    if path is None:
-        raise click.UsageError(f"no benchmark record with id {record_id!r} in {repo}")
+    repo, repository = _repository(repo)
+    found = _record_args(repository, [record], repo)
+    if len(found) != 1:
+        raise click.UsageError(f"{record} names {len(found)} records; explain takes one")
+    path = found[0]
     result = check_path(repository, repository.catalogue(), path)
     click.echo(explain_record(result), nl=False)
 
@@ -464,7 +537,7 @@ def parts(query: str, repo: Path) -> None:
     """
     from roofbot.core.catalogue import slug
 
-    cat = _open(repo).catalogue()
+    cat = _repository(repo, records=False)[1].catalogue()
     q = slug(query)
     rows = [
         a
@@ -500,7 +573,7 @@ def coverage(repo: Path, fmt: str) -> None:
     from roofbot.core.results import Verdict
     from roofbot.engine import run_check
 
-    report = run_check(_open(repo), calibration=False)
+    report = run_check(_repository(repo)[1], calibration=False)
     rows = [r for r in report.records if r.token_rate]
     if fmt == "json":
         click.echo(
