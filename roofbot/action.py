@@ -39,6 +39,7 @@ from roofbot.core.provenance import clip
 from roofbot.core.results import Message, Report, Verdict
 from roofbot.engine import run_check, shown_path
 from roofbot.links import gotcha_paths
+from roofbot.pins import pin_problems
 from roofbot.render import json_report
 from roofbot.render.markdown import MARKER, fit, render_report
 
@@ -511,6 +512,8 @@ def evaluate(s: Settings, inputs: Inputs) -> Outcome:
         if _relevant(f.path, config, s.config_path)
         or (f.old_path and _relevant(f.old_path, config, s.config_path))
     ]
+    if config_problem is None and (problems := pin_problems(repo, repo.catalogue())):
+        config_problem = "; ".join(problems)  # a pin that points at nothing, in this tree
     records, deps = paths_to_check(repo, relevant, instrument, s.paths)
     if s.sweep:  # `/roofcheck all`: the whole corpus at the PR's head
         every = repo.record_paths()

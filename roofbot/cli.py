@@ -33,6 +33,7 @@ def _repository(repo: Path, *, records: bool = True) -> tuple[Path, Repository]:
     """The records repository at or above `repo` (its root and the repository), or exit 2
     when there is none, or (`records`) when its records globs match nothing."""
     from roofbot.locate import LocateError, find_root, require_records
+    from roofbot.pins import pin_problems
 
     try:
         root = find_root(repo)
@@ -40,6 +41,9 @@ def _repository(repo: Path, *, records: bool = True) -> tuple[Path, Repository]:
         require_records(repository, root, records=records)
     except LocateError as e:
         raise click.UsageError(str(e)) from None
+    problems = pin_problems(repository, repository.catalogue())
+    if problems:  # a pin that points at nothing: a configuration error, every line of it
+        raise click.UsageError(f"{root / '.roofbot.yml'}: " + "; ".join(problems))
     return root, repository
 
 

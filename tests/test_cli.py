@@ -248,3 +248,23 @@ def test_check_fail_on_decides_the_exit_code() -> None:
     assert as_json.returncode == 1 and data["ok"] is False
     bad = roofbot("check", "--repo", str(FIXTURES), "--fail-on", "violations")
     assert bad.returncode == 2 and "'violations'" in bad.stderr
+
+
+def test_a_pin_that_points_at_nothing_is_a_config_error(tmp_path: Path) -> None:
+    repo = tmp_path / "r"
+    shutil.copytree(FIXTURES, repo, ignore=shutil.ignore_patterns("broken"))
+    cfg = repo / ".roofbot.yml"
+    good = cfg.read_text()
+    rid = "mpt7b-a100-bs1-per-user-decode-tps"
+    cfg.write_text(good.replace(f"  {rid}:\n", f"  {rid[:-1]}:\n", 1))  # a typo'd record id
+    out = roofbot("check", "--repo", str(repo))
+    assert out.returncode == 2, out.stdout
+    assert f"pins: '{rid[:-1]}' is not the id of any benchmark record" in out.stderr
+    assert f"did you mean {rid}" in out.stderr
+    # a pinned part the catalogue lacks: the record's check would say "pin the accelerator"
+    cfg.write_text(good.replace("accelerator: nvidia-a100-40gb-sxm4  # accelerator_ids is empty",
+                                "accelerator: nvidia-a100-40gb-sxm  # accelerator_ids is empty"))  # fmt: skip
+    out = roofbot("explain", "--repo", str(repo), rid)
+    assert out.returncode == 2, out.stdout
+    assert f"pins: {rid}: accelerator 'nvidia-a100-40gb-sxm' is not in the catalogue" in out.stderr
+    assert "did you mean nvidia-a100-40gb-sxm4" in out.stderr
