@@ -821,11 +821,28 @@ def _run(
     )
     if dry_run:
         A.log(out, f"dry run: status would be {outcome.state}: {outcome.description}")
-        A.log(out, f"dry run: comment of {len(outcome.comment)} characters not posted")
+        dry_run_output(env, outcome, out)
     elif s.comment == "update":
         _post_comment(client, s, outcome, env, out)
     A.log(out, f"{outcome.state}: {outcome.description}")
     return (0 if outcome.state == "success" else 1), outcome, ""
+
+
+def dry_run_output(env: Mapping[str, str], outcome: Outcome, out: TextIO) -> None:
+    """What a dry run rendered: the comment and the summary written beside the report (in
+    RUNNER_TEMP, the user's --out), and the comment printed, not posted."""
+    folder = _report_path(env).parent
+    comment, summary = folder / "comment.md", folder / "summary.md"
+    comment.write_text(outcome.comment, encoding="utf-8")
+    summary.write_text(outcome.summary, encoding="utf-8")
+    A.log(out, f"dry run: comment of {len(outcome.comment)} characters not posted: {comment}")
+    A.log(out, f"dry run: summary: {summary}; report: {_report_path(env)}")
+    A.log(out, "dry run: the comment roofbot would post follows")
+    if env.get("GITHUB_ACTIONS") == "true":  # a job log: every line roofbot's, never a command
+        A.log(out, outcome.comment)
+    else:  # a terminal: the Markdown as it is, to copy
+        out.write(outcome.comment if outcome.comment.endswith("\n") else outcome.comment + "\n")
+    A.log(out, "dry run: end of the comment")
 
 
 FALLBACK = "the report is in the job summary and the annotations"
@@ -867,9 +884,20 @@ def _post_comment(
             time.sleep(wait)
 
 
-def main(dry_run: bool = False) -> int:
+def run_env(env: Mapping[str, str], out_dir: Path | None) -> dict[str, str]:
+    """The environment a run writes its files by: RUNNER_TEMP is the user's folder (`--out`),
+    else the runner's, else a new temporary folder, never a fixed name in /tmp."""
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        return {**env, "RUNNER_TEMP": str(out_dir.resolve())}
+    if env.get("RUNNER_TEMP"):
+        return dict(env)
+    return {**env, "RUNNER_TEMP": tempfile.mkdtemp(prefix="roofbot-pr-")}
+
+
+def main(dry_run: bool = False, out_dir: Path | None = None) -> int:
     try:
-        return run_pr(os.environ, dry_run=dry_run)
+        return run_pr(run_env(os.environ, out_dir), dry_run=dry_run)
     except Exception:
         traceback.print_exc()
         return 1
