@@ -33,6 +33,7 @@ from roofbot.adapters.jsonfile import MAX_BYTES
 from roofbot.adapters.repo import CONFIG_NAME, MAX_CONFIG_BYTES, Repository, load_config_text
 from roofbot.adapters.schemas import Schemas
 from roofbot.adapters.tree import FolderTree, Tree, TreeError, read_or_none
+from roofbot.catalogue_check import invalid_changed_catalogue, with_catalogue_errors
 from roofbot.changes import Changes, FileChange, InstrumentChange
 from roofbot.core.config import Config, ConfigError
 from roofbot.core.provenance import clip
@@ -512,9 +513,10 @@ def evaluate(s: Settings, inputs: Inputs) -> Outcome:
         if _relevant(f.path, config, s.config_path)
         or (f.old_path and _relevant(f.old_path, config, s.config_path))
     ]
-    if config_problem is None and (problems := pin_problems(repo, repo.catalogue())):
+    if config_problem is None and (problems := pin_problems(repo)):
         config_problem = "; ".join(problems)  # a pin that points at nothing, in this tree
     records, deps = paths_to_check(repo, relevant, instrument, s.paths)
+    invalid = invalid_changed_catalogue(repo, relevant)
     if s.sweep:  # `/roofcheck all`: the whole corpus at the PR's head
         every = repo.record_paths()
         records = [p for p in every if not s.paths or matches_any(p, s.paths)]
@@ -530,7 +532,7 @@ def evaluate(s: Settings, inputs: Inputs) -> Outcome:
         tuple(instrument),
         inputs.source,
     )
-    if not records and not deps and not instrument and config_problem is None:
+    if not records and not deps and not instrument and config_problem is None and not invalid:
         text = (
             f"{MARKER}\n### ✅ roofcheck: nothing to check\n\n"
             "This pull request changes no benchmark record, catalogue record or roofbot pin.\n"
@@ -539,6 +541,7 @@ def evaluate(s: Settings, inputs: Inputs) -> Outcome:
     repo.prefetch_checks(records + deps, [c.id for c in config.calibration])
     # jobs=0: from 1,000 records (a catalogue change's dependents, /roofcheck all) on every CPU
     report = run_check(repo, records + deps, calibration=True, jobs=0)
+    report = with_catalogue_errors(report, repo, invalid)
     extra = [Message("warning", n) for n in inputs.notes]
     if config_problem:
         extra.append(Message("error", f"the PR's {s.config_path}: {config_problem}"))

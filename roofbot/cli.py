@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,7 +14,10 @@ from roofbot import __version__
 
 if TYPE_CHECKING:
     from roofbot.adapters.repo import Repository
-    from roofbot.core.results import Verdict
+    from roofbot.core.results import RecordResult, Verdict
+    from roofbot.render.json_report import PreRendered
+
+    _Item = RecordResult | PreRendered
 
 FORMATS = ("text", "json", "markdown", "sarif", "github")
 
@@ -41,7 +44,7 @@ def _repository(repo: Path, *, records: bool = True) -> tuple[Path, Repository]:
         require_records(repository, root, records=records)
     except LocateError as e:
         raise click.UsageError(str(e)) from None
-    problems = pin_problems(repository, repository.catalogue())
+    problems = pin_problems(repository)
     if problems:  # a pin that points at nothing: a configuration error, every line of it
         raise click.UsageError(f"{root / '.roofbot.yml'}: " + "; ".join(problems))
     return root, repository
@@ -252,7 +255,7 @@ def _cache_line(spec, stats, verbose: bool, quiet: bool) -> None:  # type: ignor
 def _stream_json(  # type: ignore[no-untyped-def]
     repository, rels: list[str] | None, calibration: bool, jobs: int, bar, cache, stats, out=None
 ) -> bool:
-    from roofbot.core.results import Calibration, Message, RecordResult
+    from roofbot.core.results import Calibration, Message
     from roofbot.engine import calibration_ids, calibration_of, iter_kept, todo_paths
     from roofbot.links import gotcha_paths
     from roofbot.render import json_report
@@ -270,17 +273,21 @@ def _stream_json(  # type: ignore[no-untyped-def]
     out = out or sys.stdout
     ok = json_report.stream(
         out,
-        iter_kept(
+        _with_catalogue_errors(
             repository,
-            catalogue,
-            todo_paths(repository, rels),
-            JsonForm(gotchas),
-            wanted,
-            jobs,
-            bar,
-            cache,
-            stats,
-            every_record=rels is None,
+            rels,
+            iter_kept(
+                repository,
+                catalogue,
+                todo_paths(repository, rels),
+                JsonForm(gotchas),
+                wanted,
+                jobs,
+                bar,
+                cache,
+                stats,
+                every_record=rels is None,
+            ),
         ),
         finish,
         json_report.Tally(cfg.fail_on, cfg.deprecated_fail),
@@ -306,7 +313,6 @@ def _stream_text(  # type: ignore[no-untyped-def]
 ) -> bool:
     """The text report without a report of every result: each record becomes its lines as
     it comes (from the cache's kept lines where it has them), then all are sorted."""
-    from roofbot.core.results import RecordResult
     from roofbot.engine import (
         calibration_ids,
         calibration_of,
@@ -325,10 +331,16 @@ def _stream_text(  # type: ignore[no-untyped-def]
     todo = todo_paths(repository, rels)
     every = rels is None
     form = TextForm(cfg.fail_on, cfg.deprecated_fail)
-    items = (  # verbose lines are not kept: those runs build every result
-        iter_results(repository, catalogue, todo, jobs, bar, cache, stats, every)
-        if verbose
-        else iter_kept(repository, catalogue, todo, form, wanted, jobs, bar, cache, stats, every)
+    items = _with_catalogue_errors(
+        repository,
+        rels,
+        (  # verbose lines are not kept: those runs build every result
+            iter_results(repository, catalogue, todo, jobs, bar, cache, stats, every)
+            if verbose
+            else iter_kept(
+                repository, catalogue, todo, form, wanted, jobs, bar, cache, stats, every
+            )
+        ),
     )
     read = _reader(repository)
     tally = Tally(cfg.fail_on, cfg.deprecated_fail)
@@ -359,6 +371,18 @@ def _stream_text(  # type: ignore[no-untyped-def]
     )
     (out or sys.stdout).write(assemble(entries, summary, color, quiet))
     return ok
+
+
+def _with_catalogue_errors(
+    repository: Repository, rels: list[str] | None, items: Iterable[_Item]
+) -> Iterator[_Item]:
+    """A streamed sweep's records, then the error row of every failing catalogue file; the
+    catalogue files named in `rels` (a `--changed` run) are among `rels` already."""
+    from roofbot.catalogue_check import catalogue_errors
+
+    yield from items
+    if rels is None:
+        yield from catalogue_errors(repository.catalogue_problems)
 
 
 def _render(  # type: ignore[no-untyped-def]
@@ -412,18 +436,21 @@ def _changed_records(repository, rels: list[str]) -> list[str]:  # type: ignore[
     from roofbot.adapters.git import catalogue_kind, dependents
     from roofbot.engine import stem
 
+    repository.catalogue()  # built: its failing files are known
+    problems = repository.catalogue_problems
     if any(p == ".roofbot.yml" or p.startswith("schemas/") for p in rels):
-        return list(repository.record_paths())
+        return list(repository.record_paths()) + sorted(problems)
     records = [p for p in rels if repository.is_record_path(p)]
     refs = {
         (kind, stem(p))
         for p in rels
         if p not in records and (kind := catalogue_kind(p, repository.config.catalogue))
     }
+    invalid = [p for p in rels if p in problems]  # reported on the catalogue file itself
     if not refs:
-        return records
+        return records + invalid
     others = [p for p in repository.record_paths() if p not in records]
-    return records + dependents(repository.tree, others, refs, repository.catalogue())
+    return records + dependents(repository.tree, others, refs, repository.catalogue()) + invalid
 
 
 @cli.command()

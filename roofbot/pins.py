@@ -14,10 +14,11 @@ if TYPE_CHECKING:
     from roofbot.core.catalogue import Catalogue
 
 
-def pin_problems(repository: Repository, catalogue: Catalogue) -> list[str]:
+def pin_problems(repository: Repository) -> list[str]:
     """What is wrong with the config's pins in this version of the repository, one line
-    each (empty: nothing)."""
+    each (empty: nothing). The catalogue is built only when an accelerator is pinned."""
     out: list[str] = []
+    catalogue: Catalogue | None = None
     ids: list[str] | None = None  # listed only when a pin names no record
     for rid, inputs in repository.config.pins.items():
         if repository.path_for_id(rid) is None:
@@ -26,7 +27,10 @@ def pin_problems(repository: Repository, catalogue: Catalogue) -> list[str]:
                 f"pins: {rid!r} is not the id of any benchmark record{did_you_mean(rid, ids)}"
             )
         pin = inputs.get("accelerator")
-        if pin is not None and str(pin.value) not in catalogue.accelerators:
+        if pin is None:
+            continue
+        catalogue = catalogue or repository.catalogue()
+        if str(pin.value) not in catalogue.accelerators:
             hint = did_you_mean(str(pin.value), catalogue.accelerators)
             out.append(f"pins: {rid}: accelerator {str(pin.value)!r} is not in the catalogue{hint}")
     return out
