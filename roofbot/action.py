@@ -446,14 +446,22 @@ def describe(report: Report | None, changes: Changes) -> str:
     if report is None or not report.records:
         if changes.instrument:
             cal = (
-                "calibration ok"
-                if report is None or report.calibration.ok
+                "calibration not run"
+                if report is None or not report.calibration.ran
+                else "calibration ok"
+                if report.calibration.ok
                 else "calibration broken"
             )
             return f"no benchmark record changed; the instrument did ({cal})"[:139]
         return "no benchmark record or catalogue change to check"
     parts = [f"{report.count(v)} {v.value}" for v in Verdict if report.count(v)]
-    cal = "calibration ok" if report.calibration.ok else "calibration BROKEN"
+    cal = (
+        "calibration not run"
+        if not report.calibration.ran
+        else "calibration ok"
+        if report.calibration.ok
+        else "calibration BROKEN"
+    )
     text = f"{len(report.records)} checked: {', '.join(parts)}; {cal}"
     return clip(text, 139)
 

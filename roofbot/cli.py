@@ -555,38 +555,53 @@ def explain(record: str, repo: Path) -> None:
         raise click.UsageError(f"{record} names {len(found)} records; explain takes one")
     path = found[0]
     result = check_path(repository, repository.catalogue(), path)
-    click.echo(explain_record(result), nl=False)
+    from roofbot.core.results import Verdict, fails
+    from roofbot.render.findings import record_findings
+
+    cfg = repository.config
+    failing = fails(result, cfg.fail_on, cfg.deprecated_fail)
+    items = record_findings(result, _reader(repository)(result.path), failing)
+    advice = next((f.advice for f in items if not f.trap and f.advice), None)
+    if advice is None and result.verdict is Verdict.ERROR:
+        advice = f"correct the file as the message says, then run: roofbot check {result.path}"
+    click.echo(explain_record(result, advice), nl=False)
 
 
 @cli.command()
 @click.argument("query", required=False, default="")
 @repo_option
 def parts(query: str, repo: Path) -> None:
-    """List the accelerator catalogue as roofbot resolves it (bandwidth, dense peaks).
+    """List the accelerator catalogue as roofbot resolves it: each part's bandwidth and, per
+    precision, the largest dense peak (the one the compute roof uses), in TFLOPS. QUERY
+    matches the start of a word of the part's id or name (`h100`, `mi355`).
 
     Example: roofbot parts --repo fixtures a100
     """
+    import re
+
     from roofbot.core.catalogue import slug
 
     cat = _repository(repo, records=False)[1].catalogue()
     q = slug(query)
+    word = re.compile(rf"(?:^|-){re.escape(q)}") if q else None
     rows = [
         a
         for a in sorted(cat.accelerators.values(), key=lambda a: a.id)
-        if not q or q in a.id or q in slug(a.name)
+        if word is None or word.search(a.id) or word.search(slug(a.name))
     ]
+    click.echo(f"{'part':<40} {'bandwidth':>14}  dense peak per precision (TFLOPS)")
     for a in rows:
         bw = f"{a.bandwidth_gbps:g} GB/s" if a.bandwidth_gbps else "bandwidth ?"
-        dense = sorted({(r.precision, r.tflops) for r in a.flops if r.dense}, key=lambda x: -x[1])
-        peaks = ", ".join(f"{p} {t:g}" for p, t in dense[:4]) or "no dense flops"
-        sparse = [r.precision for r in a.flops if not r.dense]
-        extra = (
-            f"  (sparse only: {', '.join(sorted(set(sparse) - {p for p, _ in dense}))})"
-            if set(sparse) - {p for p, _ in dense}
-            else ""
-        )
+        best: dict[str, float] = {}
+        for r in a.flops:  # one figure a precision: its largest dense row, as the roof uses
+            if r.dense and r.tflops > best.get(r.precision, 0.0):
+                best[r.precision] = r.tflops
+        dense = sorted(best.items(), key=lambda x: (-x[1], x[0]))
+        peaks = ", ".join(f"{p} {t:g}" for p, t in dense) or "no dense flops"
+        sparse_only = sorted({r.precision for r in a.flops if not r.dense} - set(best))
+        extra = f"  (sparse only: {', '.join(sparse_only)})" if sparse_only else ""
         click.echo(f"{a.id:<40} {bw:>14}  {peaks}{extra}")
-    click.echo(f"{len(rows)} part(s)")
+    click.echo(f"{len(rows)} part{'' if len(rows) == 1 else 's'}")
 
 
 @cli.command()
