@@ -55,7 +55,11 @@ def require_records(repository: Repository, root: Path, *, records: bool = True)
     """LocateError when a records glob matches no file (with `records`), or when neither
     records nor a catalogue are there: a wrong root or a wrong glob, said, rather than
     `0 records, ok`."""
-    empty = [p for p in repository.config.records if not repository.tree.glob(p)]
+    patterns = repository.config.records
+    if len(patterns) == 1:  # the sweep's own listing, listed once
+        empty = [] if repository.record_paths() else list(patterns)
+    else:
+        empty = [p for p in patterns if not repository.tree.glob(p)]
     if not empty:
         return
     if len(empty) == len(repository.config.records) and not any(

@@ -23,7 +23,21 @@ def test_the_default_run_deselects_the_container_and_the_long_hunt() -> None:
     addopts = opts["ini_options"]["addopts"]
     assert addopts[addopts.index("-m") + 1] == "not container and not slow"
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-m", "slow or container"],
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--collect-only",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-m",
+            "slow or container",
+            "tests/test_container.py",
+            "tests/hostile/test_hostile_fuzz.py",
+            "tests/test_precommit.py",
+            "tests/test_first_session.py",
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -32,6 +46,8 @@ def test_the_default_run_deselects_the_container_and_the_long_hunt() -> None:
     selected = [ln for ln in proc.stdout.splitlines() if "::" in ln]
     assert any("test_container_json_matches_host" in ln for ln in selected), proc.stdout
     assert any("test_the_long_hunt" in ln for ln in selected), proc.stdout
+    assert any("test_a_good_record_is_committed" in ln for ln in selected), proc.stdout
+    assert any("test_the_first_session_from_a_fresh_virtualenv" in ln for ln in selected)
 
 
 def test_ci_selects_the_markers_and_the_plain_install() -> None:

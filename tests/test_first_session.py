@@ -73,7 +73,9 @@ def run_page(tmp_path: Path, *, install: bool) -> None:
                 cmd = "true"
         script.append(f"echo '@@step {n}'")
         script.append("{\n" + cmd + "\n} 2>&1")
-        script.append(f'echo "@@exit {n} $?"')
+        # a step that ends otherwise than the page says ends the session: the next `cd` or
+        # `git init` must never run in a folder the page did not mean
+        script.append(f'rc=$?; echo "@@exit {n} $rc"; [ "$rc" -eq {step.code} ] || exit 97')
     bin_dir = Path(sys.executable).parent
     env = {
         "PATH": f"{bin_dir}{os.pathsep}/usr/local/bin:/usr/bin:/bin",

@@ -23,8 +23,9 @@ def gh() -> Iterator[FakeGitHub]:
 
 
 def roofbot(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "GIT_CEILING_DIRECTORIES": str(cwd.parent)}  # no repository above
     return subprocess.run([sys.executable, "-m", "roofbot", *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=120, check=False)  # fmt: skip
+                          text=True, timeout=120, check=False, env=env)  # fmt: skip
 
 
 def test_preview_renders_what_pr_posts(tmp_path: Path, gh: FakeGitHub) -> None:

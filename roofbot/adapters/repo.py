@@ -66,6 +66,7 @@ class Repository:
     # catalogue files that can't be read, whose id is not their name, or that fail their
     # schema: path -> why (filled when the catalogue is built; roofbot/catalogue_check.py)
     catalogue_problems: dict[str, str] = field(default_factory=dict, init=False)
+    _record_paths: list[str] | None = field(default=None, init=False)
 
     @classmethod
     def open(cls, root: Path, config: Config | None = None) -> Repository:
@@ -80,14 +81,19 @@ class Repository:
 
     # ------------------------------------------------------------ records
     def record_paths(self) -> list[str]:
-        """Every record file's path, sorted (a listing is: one pattern needs no merging)."""
-        if len(self.config.records) == 1:
-            return self.tree.glob(self.config.records[0])
-        seen: dict[str, None] = {}
-        for pattern in self.config.records:
-            for p in self.tree.glob(pattern):
-                seen.setdefault(p, None)
-        return sorted(seen)
+        """Every record file's path, sorted (a listing is: one pattern needs no merging).
+        Listed once a run: the command line's check that the globs match something and the
+        sweep share one listing."""
+        if self._record_paths is None:
+            if len(self.config.records) == 1:
+                self._record_paths = self.tree.glob(self.config.records[0])
+            else:
+                seen: dict[str, None] = {}
+                for pattern in self.config.records:
+                    for p in self.tree.glob(pattern):
+                        seen.setdefault(p, None)
+                self._record_paths = sorted(seen)
+        return list(self._record_paths)
 
     def is_record_path(self, path: str) -> bool:
         return any(path_matches(path, pat) for pat in self.config.records)
