@@ -34,9 +34,9 @@ def test_the_default_run_deselects_the_container_and_the_long_hunt() -> None:
             "-m",
             "slow or container",
             "tests/test_container.py",
-            "tests/hostile/test_hostile_fuzz.py",
             "tests/test_precommit.py",
             "tests/test_first_session.py",
+            "tests/hostile",
         ],
         cwd=ROOT,
         capture_output=True,
@@ -48,6 +48,8 @@ def test_the_default_run_deselects_the_container_and_the_long_hunt() -> None:
     assert any("test_the_long_hunt" in ln for ln in selected), proc.stdout
     assert any("test_a_good_record_is_committed" in ln for ln in selected), proc.stdout
     assert any("test_the_first_session_from_a_fresh_virtualenv" in ln for ln in selected)
+    assert sum("test_hostile_pull_request[" in ln for ln in selected) >= 38
+    assert sum("test_api_failure[" in ln for ln in selected) >= 42
 
 
 def test_ci_selects_the_markers_and_the_plain_install() -> None:
