@@ -11,6 +11,7 @@ Prints µs and ratios; never asserts.
 
 from __future__ import annotations
 
+import os
 import pickle
 import statistics
 import subprocess
@@ -23,7 +24,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_sweep import generate, valid_records
 
-REAL = Path(__file__).resolve().parents[2] / "shared" / "records-repo"
+REAL = Path(
+    os.environ.get("ROOFBOT_RECORDS_REPO")
+    or Path(__file__).resolve().parents[2] / "shared" / "records-repo"
+)
 
 SPIN = "import time\nt = time.perf_counter()\nfor i in range(10_000_000): pass\n"
 SPIN += "print(time.perf_counter() - t)"
