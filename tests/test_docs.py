@@ -108,6 +108,9 @@ OWN_DOCS = [
     *sorted(DOCS.glob("*.md")),
     *sorted((ROOT / "examples").glob("*.yml")),
     ROOT / "examples" / "README.md",
+    ROOT / "fixtures" / "README.md",
+    ROOT / "fixtures" / "CALIBRATION.md",
+    ROOT / "fixtures" / ".roofbot.yml",
 ]
 OUTSIDE = re.compile(
     r"\.\./shared|shared notes|container-ci\.md|roofbot-contract|\bthe contract\b|"
