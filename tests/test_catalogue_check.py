@@ -99,3 +99,16 @@ def test_a_pr_reports_the_invalid_parts_its_records_rest_on(tmp_path: Path, gh: 
     assert paths[A100] == "error" and paths[MPT] == "pass"
     # the other invalid parts of the base are not this PR's business
     assert all(p in (A100, MPT) for p in paths), paths
+
+
+def test_a_staged_invalid_catalogue_file_is_reported_by_check_changed(repo: Path) -> None:
+    """pre-commit's `check --changed`: the staged catalogue file itself, and its dependents."""
+    out = subprocess.run(
+        [sys.executable, "-m", "roofbot", "check", "--changed", A100, "--format", "json"],
+        cwd=repo, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert out.returncode == 1, out.stderr
+    rows = {r["path"]: r for r in json.loads(out.stdout)["records"]}
+    assert rows[A100]["verdict"] == "error"
+    assert MPT in rows  # the records resting on it are checked again, and say so
+    assert any("which is invalid" in m for m in rows[MPT]["messages"])
