@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -168,7 +169,11 @@ def start_up(schema_folder: Path) -> None:
 
 def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 3000
-    real = Path(sys.argv[2] if len(sys.argv) > 2 else "../shared/records-repo")
+    real = Path(
+        sys.argv[2]
+        if len(sys.argv) > 2
+        else os.environ.get("ROOFBOT_RECORDS_REPO") or "../shared/records-repo"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         generate(Path(tmp), n)
         sets = {f"{n:,} generated": corpus(Path(tmp))}

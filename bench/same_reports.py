@@ -74,7 +74,9 @@ def main() -> None:
     corpora = [Path(c).resolve() for c in sys.argv[2:]]
     if not corpora:
         corpora = [HERE / "fixtures"]
-        real = HERE.parent / "shared" / "records-repo"
+        real = Path(
+            os.environ.get("ROOFBOT_RECORDS_REPO") or HERE.parent / "shared" / "records-repo"
+        )
         if (real / "data" / "benchmarks").is_dir():
             corpora.append(real)
     sys.exit(compare(base, corpora))

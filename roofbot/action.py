@@ -37,12 +37,14 @@ from roofbot.adapters.schemas import Schemas
 from roofbot.adapters.tree import FolderTree, Tree, TreeError, read_or_none
 from roofbot.approval import Approval, stamp, valid_for
 from roofbot.approval import parse as parse_approval
+from roofbot.catalogue_check import invalid_changed_catalogue, with_catalogue_errors
 from roofbot.changes import Changes, FileChange, InstrumentChange
 from roofbot.core.config import Config, ConfigError
 from roofbot.core.provenance import clip
-from roofbot.core.results import Report, Verdict
+from roofbot.core.results import Message, Report, Verdict
 from roofbot.engine import run_check, shown_path
 from roofbot.links import gotcha_paths
+from roofbot.pins import pin_problems
 from roofbot.render import json_report
 from roofbot.render.markdown import MARKER, fit, render_report
 
@@ -480,14 +482,22 @@ def describe(report: Report | None, changes: Changes) -> str:
     if report is None or not report.records:
         if changes.instrument:
             cal = (
-                "calibration ok"
-                if report is None or report.calibration.ok
+                "calibration not run"
+                if report is None or not report.calibration.ran
+                else "calibration ok"
+                if report.calibration.ok
                 else "calibration broken"
             )
             return f"no benchmark record changed; the instrument did ({cal})"[:139]
         return "no benchmark record or catalogue change to check"
     parts = [f"{report.count(v)} {v.value}" for v in Verdict if report.count(v)]
-    cal = "calibration ok" if report.calibration.ok else "calibration BROKEN"
+    cal = (
+        "calibration not run"
+        if not report.calibration.ran
+        else "calibration ok"
+        if report.calibration.ok
+        else "calibration BROKEN"
+    )
     text = f"{len(report.records)} checked: {', '.join(parts)}; {cal}"
     return clip(text, 139)
 
@@ -553,7 +563,10 @@ def evaluate(
         if _relevant(f.path, config, s.config_path)
         or (f.old_path and _relevant(f.old_path, config, s.config_path))
     ]
+    if config_problem is None and (problems := pin_problems(repo)):
+        config_problem = "; ".join(problems)  # a pin that points at nothing, in this tree
     records, deps = paths_to_check(repo, relevant, instrument, s.paths)
+    invalid = invalid_changed_catalogue(repo, relevant)
     if s.sweep:  # `/roofcheck all`: the whole corpus at the PR's head
         every = repo.record_paths()
         records = [p for p in every if not s.paths or matches_any(p, s.paths)]
@@ -569,7 +582,7 @@ def evaluate(
         tuple(instrument),
         inputs.source,
     )
-    if not records and not deps and not instrument and config_problem is None:
+    if not records and not deps and not instrument and config_problem is None and not invalid:
         text = (
             f"{MARKER}\n### ✅ roofcheck: nothing to check\n\n"
             "This pull request changes no benchmark record, catalogue record or roofbot pin.\n"
@@ -578,8 +591,7 @@ def evaluate(
     repo.prefetch_checks(records + deps, [c.id for c in config.calibration])
     # jobs=0: from 1,000 records (a catalogue change's dependents, /roofcheck all) on every CPU
     report = run_check(repo, records + deps, calibration=True, jobs=0)
-    from roofbot.core.results import Message
-
+    report = with_catalogue_errors(report, repo, invalid)
     extra = [Message("warning", n) for n in inputs.notes]
     if config_problem:
         extra.append(Message("error", f"the PR's {s.config_path}: {config_problem}"))
@@ -594,7 +606,13 @@ def evaluate(
                              s.event.approval_sha or s.event.head_sha)  # fmt: skip
     held = review is not None and bool(review.held) and ok and approval is None
     links = gotcha_paths(config, repo.catalogue())
-    chart = draw_chart(report, config, s.plot_dir)
+    try:
+        chart = draw_chart(report, config, s.plot_dir)
+    except ChartUnavailable:  # an optional extra that is missing is a note, never a failure
+        chart = None
+        report = dataclasses.replace(
+            report, messages=(*report.messages, Message("warning", NO_CHART))
+        )
     common: dict[str, Any] = {
         "changes": changes,
         "head_sha": s.event.head_sha,
@@ -670,21 +688,28 @@ def review_instrument(
     )
 
 
+NO_CHART = "no chart (install roofbot[plot]): matplotlib is not installed"
+"""The note in the log and the comment of a run asked for a chart without the `plot` extra."""
+
+
+class ChartUnavailable(RuntimeError):
+    """A chart was asked for (input plot) and matplotlib, the `plot` extra, is missing."""
+
+
 def draw_chart(report: Report, config: Config, folder: Path | None) -> Path | None:
     """The roofline chart of the checked records (PNG and SVG) for the workflow to upload as
-    an artifact; None when charts are off, there is nothing to draw, or matplotlib (the
-    `plot` extra, in the action's image) is missing."""
+    an artifact; None when charts are off or there is nothing to draw. ChartUnavailable when
+    matplotlib (the `plot` extra, in the action's image; not in a plain `pip install .`) is
+    missing: the caller says so and goes on."""
     if folder is None or not any(r.checks for r in report.records):
         return None
-    try:
-        from roofbot import plot
-    except ImportError:
-        return None
+    from roofbot import plot  # matplotlib itself is imported only when a chart is drawn
+
     try:
         fig = plot.corpus_chart(report, (c.id for c in config.calibration), "roofcheck")
-    except ImportError:
-        return None
-    return plot.save(fig, folder / "roofline")[0]
+        return plot.save(fig, folder / "roofline")[0]
+    except (ImportError, plot.PlotUnavailable):
+        raise ChartUnavailable(NO_CHART) from None
 
 
 def _summary(report: Report, links: Mapping[str, str | None], common: dict[str, Any]) -> str:
@@ -927,6 +952,8 @@ def _run(
             inputs = gather_api(s, client, base_cfg, out)
         A.log(out, f"changed files from {inputs.source}: {len(inputs.files)}")
         outcome = evaluate(s, inputs, lambda: _recorded_approval(client, s, out))
+        if outcome.report is not None and any(m.text == NO_CHART for m in outcome.report.messages):
+            A.log(out, NO_CHART)
     except ConfigError as e:
         A.log(out, f"configuration error: {e}")
         _unfinished(env, "configuration error", str(e))
@@ -963,7 +990,7 @@ def _run(
     )
     if dry_run:
         A.log(out, f"dry run: status would be {outcome.state}: {outcome.description}")
-        A.log(out, f"dry run: comment of {len(outcome.comment)} characters not posted")
+        dry_run_output(env, outcome, out)
     elif s.comment == "update" and s.event.number > 0:  # a merge queue's group has no PR
         _post_comment(client, s, outcome, env, out)
     A.log(out, f"{outcome.state}: {outcome.description}")
@@ -983,6 +1010,23 @@ def _recorded_approval(client: Any, s: Settings, out: TextIO) -> Approval | None
         A.log(out, f"could not read the sticky comment for an approval: {e}")
         return None
     return parse_approval(comment.body) if comment is not None else None
+
+
+def dry_run_output(env: Mapping[str, str], outcome: Outcome, out: TextIO) -> None:
+    """What a dry run rendered: the comment and the summary written beside the report (in
+    RUNNER_TEMP, the user's --out), and the comment printed, not posted."""
+    folder = _report_path(env).parent
+    comment, summary = folder / "comment.md", folder / "summary.md"
+    comment.write_text(outcome.comment, encoding="utf-8")
+    summary.write_text(outcome.summary, encoding="utf-8")
+    A.log(out, f"dry run: comment of {len(outcome.comment)} characters not posted: {comment}")
+    A.log(out, f"dry run: summary: {summary}; report: {_report_path(env)}")
+    A.log(out, "dry run: the comment roofbot would post follows")
+    if env.get("GITHUB_ACTIONS") == "true":  # a job log: every line roofbot's, never a command
+        A.log(out, outcome.comment)
+    else:  # a terminal: the Markdown as it is, to copy
+        out.write(outcome.comment if outcome.comment.endswith("\n") else outcome.comment + "\n")
+    A.log(out, "dry run: end of the comment")
 
 
 FALLBACK = "the report is in the job summary and the annotations"
@@ -1024,9 +1068,20 @@ def _post_comment(
             time.sleep(wait)
 
 
-def main(dry_run: bool = False) -> int:
+def run_env(env: Mapping[str, str], out_dir: Path | None) -> dict[str, str]:
+    """The environment a run writes its files by: RUNNER_TEMP is the user's folder (`--out`),
+    else the runner's, else a new temporary folder, never a fixed name in /tmp."""
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        return {**env, "RUNNER_TEMP": str(out_dir.resolve())}
+    if env.get("RUNNER_TEMP"):
+        return dict(env)
+    return {**env, "RUNNER_TEMP": tempfile.mkdtemp(prefix="roofbot-pr-")}
+
+
+def main(dry_run: bool = False, out_dir: Path | None = None) -> int:
     try:
-        return run_pr(os.environ, dry_run=dry_run)
+        return run_pr(run_env(os.environ, out_dir), dry_run=dry_run)
     except Exception:
         traceback.print_exc()
         return 1

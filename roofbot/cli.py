@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,6 +14,10 @@ from roofbot import __version__
 
 if TYPE_CHECKING:
     from roofbot.adapters.repo import Repository
+    from roofbot.core.results import RecordResult, Verdict
+    from roofbot.render.json_report import PreRendered
+
+    _Item = RecordResult | PreRendered
 
 FORMATS = ("text", "json", "markdown", "sarif", "github")
 
@@ -35,12 +39,63 @@ def _neutral(text: str) -> str:
     return neutralise(text)
 
 
+def _repository(repo: Path, *, records: bool = True) -> tuple[Path, Repository]:
+    """The records repository at or above `repo` (its root and the repository), or exit 2
+    when there is none, or (`records`) when its records globs match nothing."""
+    from roofbot.locate import LocateError, find_root, require_records
+    from roofbot.pins import pin_problems
+
+    try:
+        root = find_root(repo)
+        repository = _open(root)
+        require_records(repository, root, records=records)
+    except LocateError as e:
+        raise click.UsageError(str(e)) from None
+    problems = pin_problems(repository)
+    if problems:  # a pin that points at nothing: a configuration error, every line of it
+        raise click.UsageError(f"{root / '.roofbot.yml'}: " + "; ".join(problems))
+    return root, repository
+
+
+def _verdicts(text: str) -> frozenset[Verdict]:
+    """`--fail-on`'s list, as the action's fail-on input reads it."""
+    from roofbot.core.results import Verdict
+
+    valid = {v.value: v for v in Verdict}
+    names = [n.strip() for n in text.replace(",", " ").split()]
+    bad = [n for n in names if n not in valid]
+    if bad or not names:
+        raise click.BadParameter(
+            f"{', '.join(map(repr, bad)) or 'nothing'}: a list of {', '.join(valid)}",
+            param_hint="--fail-on",
+        )
+    return frozenset(valid[n] for n in names)
+
+
+def _record_args(repository: Repository, names: Sequence[str], root: Path) -> list[str]:
+    """The repository paths of the records named on the command line: ids, paths (from the
+    current folder or the root) or globs; exit 2 for one that names nothing."""
+    from roofbot.locate import LocateError, expand, is_glob, record_path
+
+    out: list[str] = []
+    try:
+        for name in names:
+            if is_glob(name) and not Path(name).exists():
+                out += expand(repository, name, root)
+            else:
+                out.append(record_path(repository, name, root))
+    except LocateError as e:
+        raise click.UsageError(str(e)) from None
+    return list(dict.fromkeys(out))
+
+
 repo_option = click.option(
     "--repo",
     type=click.Path(file_okay=False, path_type=Path),
     default=".",
     show_default=True,
-    help="The records repository (its root folder).",
+    help="The records repository, or a folder inside it: its root is the nearest folder at or "
+    "above it holding .roofbot.yml or data/benchmarks/.",
 )
 """The option every command that reads a repository shares."""
 
@@ -62,6 +117,15 @@ def cli() -> None:
     help="Output format. [default: text; github when GITHUB_ACTIONS is set]",
 )
 @click.option("--no-calibration", is_flag=True, help="Skip the calibration set.")
+@click.option(
+    "--fail-on",
+    "fail_on",
+    default=None,
+    metavar="VERDICTS",
+    help="The verdicts that fail the run, comma- or space-separated (error, violation, suspect, "
+    "unchecked, pass, skipped), as the action's fail-on input. [default: fail_on in "
+    ".roofbot.yml, else violation,error]",
+)
 @click.option(
     "--jobs",
     "-j",
@@ -102,6 +166,7 @@ def check(
     repo: Path,
     fmt: str | None,
     no_calibration: bool,
+    fail_on: str | None,
     jobs: int,
     changed: bool,
     cache: bool,
@@ -121,10 +186,16 @@ def check(
         raise click.UsageError("--quiet and --verbose exclude each other")
     if fmt is None:
         fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
-    repository = _open(repo)
-    rels: list[str] | None = [_relative(p, repo) for p in paths] or None
+    repo, repository = _repository(repo)
+    if fail_on is not None:
+        import dataclasses
+
+        repository.config = dataclasses.replace(repository.config, fail_on=_verdicts(fail_on))
+    rels: list[str] | None
     if changed:
-        rels = _changed_records(repository, rels or [])
+        rels = _changed_records(repository, [_relative(p, repo) for p in paths])
+    else:
+        rels = _record_args(repository, paths, repo) or None
     spec = _cache_spec(repository, repo, cache_dir) if cache else None
     stats = CacheStats()
     bar = progress_for(sys.stderr, quiet)
@@ -194,7 +265,7 @@ def _cache_line(spec, stats, verbose: bool, quiet: bool) -> None:  # type: ignor
 def _stream_json(  # type: ignore[no-untyped-def]
     repository, rels: list[str] | None, calibration: bool, jobs: int, bar, cache, stats, out=None
 ) -> bool:
-    from roofbot.core.results import Calibration, Message, RecordResult
+    from roofbot.core.results import Calibration, Message
     from roofbot.engine import calibration_ids, calibration_of, iter_kept, todo_paths
     from roofbot.links import gotcha_paths
     from roofbot.render import json_report
@@ -212,17 +283,21 @@ def _stream_json(  # type: ignore[no-untyped-def]
     out = out or sys.stdout
     ok = json_report.stream(
         out,
-        iter_kept(
+        _with_catalogue_errors(
             repository,
-            catalogue,
-            todo_paths(repository, rels),
-            JsonForm(gotchas),
-            wanted,
-            jobs,
-            bar,
-            cache,
-            stats,
-            every_record=rels is None,
+            rels,
+            iter_kept(
+                repository,
+                catalogue,
+                todo_paths(repository, rels),
+                JsonForm(gotchas),
+                wanted,
+                jobs,
+                bar,
+                cache,
+                stats,
+                every_record=rels is None,
+            ),
         ),
         finish,
         json_report.Tally(cfg.fail_on, cfg.deprecated_fail),
@@ -248,7 +323,6 @@ def _stream_text(  # type: ignore[no-untyped-def]
 ) -> bool:
     """The text report without a report of every result: each record becomes its lines as
     it comes (from the cache's kept lines where it has them), then all are sorted."""
-    from roofbot.core.results import RecordResult
     from roofbot.engine import (
         calibration_ids,
         calibration_of,
@@ -267,10 +341,16 @@ def _stream_text(  # type: ignore[no-untyped-def]
     todo = todo_paths(repository, rels)
     every = rels is None
     form = TextForm(cfg.fail_on, cfg.deprecated_fail)
-    items = (  # verbose lines are not kept: those runs build every result
-        iter_results(repository, catalogue, todo, jobs, bar, cache, stats, every)
-        if verbose
-        else iter_kept(repository, catalogue, todo, form, wanted, jobs, bar, cache, stats, every)
+    items = _with_catalogue_errors(
+        repository,
+        rels,
+        (  # verbose lines are not kept: those runs build every result
+            iter_results(repository, catalogue, todo, jobs, bar, cache, stats, every)
+            if verbose
+            else iter_kept(
+                repository, catalogue, todo, form, wanted, jobs, bar, cache, stats, every
+            )
+        ),
     )
     read = _reader(repository)
     tally = Tally(cfg.fail_on, cfg.deprecated_fail)
@@ -301,6 +381,18 @@ def _stream_text(  # type: ignore[no-untyped-def]
     )
     (out or sys.stdout).write(_neutral(assemble(entries, summary, color, quiet)))
     return ok
+
+
+def _with_catalogue_errors(
+    repository: Repository, rels: list[str] | None, items: Iterable[_Item]
+) -> Iterator[_Item]:
+    """A streamed sweep's records, then the error row of every failing catalogue file; the
+    catalogue files named in `rels` (a `--changed` run) are among `rels` already."""
+    from roofbot.catalogue_check import catalogue_errors
+
+    yield from items
+    if rels is None:
+        yield from catalogue_errors(repository.catalogue_problems)
 
 
 def _render(  # type: ignore[no-untyped-def]
@@ -354,18 +446,21 @@ def _changed_records(repository, rels: list[str]) -> list[str]:  # type: ignore[
     from roofbot.adapters.git import catalogue_kind, dependents
     from roofbot.engine import stem
 
+    repository.catalogue()  # built: its failing files are known
+    problems = repository.catalogue_problems
     if any(p == ".roofbot.yml" or p.startswith("schemas/") for p in rels):
-        return list(repository.record_paths())
+        return list(repository.record_paths()) + sorted(problems)
     records = [p for p in rels if repository.is_record_path(p)]
     refs = {
         (kind, stem(p))
         for p in rels
         if p not in records and (kind := catalogue_kind(p, repository.config.catalogue))
     }
+    invalid = [p for p in rels if p in problems]  # reported on the catalogue file itself
     if not refs:
-        return records
+        return records + invalid
     others = [p for p in repository.record_paths() if p not in records]
-    return records + dependents(repository.tree, others, refs, repository.catalogue())
+    return records + dependents(repository.tree, others, refs, repository.catalogue()) + invalid
 
 
 @cli.command()
@@ -389,9 +484,9 @@ def schema() -> None:
     "--out",
     "out_dir",
     type=click.Path(file_okay=False, path_type=Path),
-    default="roofbot-plots",
-    show_default=True,
-    help="Folder the charts are written to.",
+    default=None,
+    help="Folder the charts are written to. [default: roofbot-plots in the system's temporary "
+    "folder, never inside the records repository]",
 )
 @click.option(
     "--record",
@@ -409,7 +504,7 @@ def schema() -> None:
 def plot(
     paths: tuple[str, ...],
     repo: Path,
-    out_dir: Path,
+    out_dir: Path | None,
     record_ids: tuple[str, ...],
     formats: tuple[str, ...],
 ) -> None:
@@ -422,22 +517,29 @@ def plot(
     from roofbot.engine import check_path, run_check
     from roofbot.plot import FORMATS, PlotUnavailable, corpus_chart, save, sweep_chart
 
-    repository = _open(repo)
-    rels = [_relative(p, repo) for p in paths] or None
+    repo, repository = _repository(repo)
+    rels = _record_args(repository, paths, repo) or None
     chosen = formats or FORMATS
+    if out_dir is None:
+        import tempfile
+
+        out_dir = Path(tempfile.gettempdir()) / "roofbot-plots"
+    # every --record is found, and its sweep drawn, before the corpus chart: a wrong id
+    # fails at once, not after the whole corpus was checked and drawn
+    sweeps = [(rid, _record_args(repository, [rid], repo)) for rid in record_ids]
     try:
+        figures = []
+        for _rid, found in sweeps:
+            for path in found:
+                result = check_path(repository, repository.catalogue(), path)
+                try:
+                    figures.append((result.id, sweep_chart(result)))
+                except ValueError as e:
+                    raise click.UsageError(str(e)) from None
         report = run_check(repository, rels, calibration=False)
         cal = [c.id for c in repository.config.calibration]
         written = save(corpus_chart(report, cal), out_dir / "roofline", chosen)
-        for rid in record_ids:
-            path = repository.path_for_id(rid)
-            if path is None:
-                raise click.UsageError(f"no benchmark record with id {rid!r} in {repo}")
-            result = check_path(repository, repository.catalogue(), path)
-            try:
-                fig = sweep_chart(result)
-            except ValueError as e:
-                raise click.UsageError(str(e)) from None
+        for rid, fig in figures:
             written += save(fig, out_dir / f"sweep-{rid}", chosen)
     except PlotUnavailable as e:
         raise click.UsageError(str(e)) from None
@@ -446,53 +548,70 @@ def plot(
 
 
 @cli.command()
-@click.argument("record_id")
+@click.argument("record")
 @repo_option
-def explain(record_id: str, repo: Path) -> None:
+def explain(record: str, repo: Path) -> None:
     """Show one record's arithmetic step by step, each input with where it came from.
+    RECORD is its id or its file's path.
 
     Example: roofbot explain --repo fixtures mpt7b-a100-bs64-aggregate-output-tps
     """
     from roofbot.engine import check_path
     from roofbot.render.text import explain_record
 
-    repository = _open(repo)
-    path = repository.path_for_id(record_id)
-    if path is None:
-        raise click.UsageError(f"no benchmark record with id {record_id!r} in {repo}")
+    repo, repository = _repository(repo)
+    found = _record_args(repository, [record], repo)
+    if len(found) != 1:
+        raise click.UsageError(f"{record} names {len(found)} records; explain takes one")
+    path = found[0]
     result = check_path(repository, repository.catalogue(), path)
-    click.echo(explain_record(result), nl=False)
+    from roofbot.core.results import Verdict, fails
+    from roofbot.render.findings import record_findings
+
+    cfg = repository.config
+    failing = fails(result, cfg.fail_on, cfg.deprecated_fail)
+    items = record_findings(result, _reader(repository)(result.path), failing)
+    advice = next((f.advice for f in items if not f.trap and f.advice), None)
+    if advice is None and result.verdict is Verdict.ERROR:
+        advice = f"correct the file as the message says, then run: roofbot check {result.path}"
+    click.echo(explain_record(result, advice), nl=False)
 
 
 @cli.command()
 @click.argument("query", required=False, default="")
 @repo_option
 def parts(query: str, repo: Path) -> None:
-    """List the accelerator catalogue as roofbot resolves it (bandwidth, dense peaks).
+    """List the accelerator catalogue as roofbot resolves it: each part's bandwidth and, per
+    precision, the largest dense peak (the one the compute roof uses), in TFLOPS. QUERY
+    matches the start of a word of the part's id or name (`h100`, `mi355`).
 
     Example: roofbot parts --repo fixtures a100
     """
+    import re
+
     from roofbot.core.catalogue import slug
 
-    cat = _open(repo).catalogue()
+    cat = _repository(repo, records=False)[1].catalogue()
     q = slug(query)
+    word = re.compile(rf"(?:^|-){re.escape(q)}") if q else None
     rows = [
         a
         for a in sorted(cat.accelerators.values(), key=lambda a: a.id)
-        if not q or q in a.id or q in slug(a.name)
+        if word is None or word.search(a.id) or word.search(slug(a.name))
     ]
+    click.echo(f"{'part':<40} {'bandwidth':>14}  dense peak per precision (TFLOPS)")
     for a in rows:
         bw = f"{a.bandwidth_gbps:g} GB/s" if a.bandwidth_gbps else "bandwidth ?"
-        dense = sorted({(r.precision, r.tflops) for r in a.flops if r.dense}, key=lambda x: -x[1])
-        peaks = ", ".join(f"{p} {t:g}" for p, t in dense[:4]) or "no dense flops"
-        sparse = [r.precision for r in a.flops if not r.dense]
-        extra = (
-            f"  (sparse only: {', '.join(sorted(set(sparse) - {p for p, _ in dense}))})"
-            if set(sparse) - {p for p, _ in dense}
-            else ""
-        )
+        best: dict[str, float] = {}
+        for r in a.flops:  # one figure a precision: its largest dense row, as the roof uses
+            if r.dense and r.tflops > best.get(r.precision, 0.0):
+                best[r.precision] = r.tflops
+        dense = sorted(best.items(), key=lambda x: (-x[1], x[0]))
+        peaks = ", ".join(f"{p} {t:g}" for p, t in dense) or "no dense flops"
+        sparse_only = sorted({r.precision for r in a.flops if not r.dense} - set(best))
+        extra = f"  (sparse only: {', '.join(sparse_only)})" if sparse_only else ""
         click.echo(f"{a.id:<40} {bw:>14}  {peaks}{extra}")
-    click.echo(f"{len(rows)} part(s)")
+    click.echo(f"{len(rows)} part{'' if len(rows) == 1 else 's'}")
 
 
 @cli.command()
@@ -510,7 +629,7 @@ def coverage(repo: Path, fmt: str) -> None:
     from roofbot.core.results import Verdict
     from roofbot.engine import run_check
 
-    report = run_check(_open(repo), calibration=False)
+    report = run_check(_repository(repo)[1], calibration=False)
     rows = [r for r in report.records if r.token_rate]
     if fmt == "json":
         click.echo(
@@ -565,8 +684,21 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 @cli.command()
-@click.option("--dry-run", is_flag=True, help="Render everything, post nothing.")
-def pr(dry_run: bool) -> None:
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Render everything, post nothing: the comment is printed (or written to --out).",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Folder for what the run writes: the JSON report, the chart, and with --dry-run the "
+    "comment (comment.md) and the summary (summary.md). [default: $RUNNER_TEMP, else a new "
+    "temporary folder]",
+)
+def pr(dry_run: bool, out_dir: Path | None) -> None:
     """The GitHub Action: check a pull request's records, comment, set the `roofcheck` status.
 
     Reads the Actions environment (GITHUB_EVENT_NAME, GITHUB_EVENT_PATH, GITHUB_TOKEN, ...).
@@ -574,4 +706,67 @@ def pr(dry_run: bool) -> None:
     """
     from roofbot.action import main as action_main
 
-    sys.exit(action_main(dry_run=dry_run))
+    sys.exit(action_main(dry_run=dry_run, out_dir=out_dir))
+
+
+@cli.command()
+@repo_option
+@click.option("--base", "base_ref", default="main", show_default=True,
+              help="The branch (or any ref) the pull request would merge into.")  # fmt: skip
+@click.option("--head", "head_ref", default="HEAD", show_default=True,
+              help="The branch (or any ref) with the changes.")  # fmt: skip
+@click.option(
+    "--out",
+    "out_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write the comment to this file. [default: print it]",
+)
+@click.option(
+    "--summary",
+    "summary_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also write the job summary (the comment without its size limit) to this file.",
+)
+@click.option("--fail-on", "fail_on", default=None, metavar="VERDICTS",
+              help="As the action's fail-on input. [default: fail_on in .roofbot.yml]")  # fmt: skip
+def preview(
+    repo: Path,
+    base_ref: str,
+    head_ref: str,
+    out_file: Path | None,
+    summary_file: Path | None,
+    fail_on: str | None,
+) -> None:
+    """Render the comment, the summary and the status line `roofbot pr` would post for a
+    pull request from --head into --base, from the local git repository: nothing is posted,
+    no token needed. Exit 0 when the status would be success, 1 failure, 2 usage error.
+
+    Example: roofbot preview --base main --head HEAD --out comment.md
+    """
+    from roofbot.adapters.git import GitError
+    from roofbot.core.config import ConfigError
+    from roofbot.locate import LocateError, find_root
+    from roofbot.preview import PreviewError
+    from roofbot.preview import preview as run_preview
+
+    try:
+        root = find_root(repo)
+        shown = run_preview(root, base_ref, head_ref, _verdicts(fail_on) if fail_on else None)
+    except (LocateError, PreviewError, ConfigError, GitError) as e:
+        raise click.UsageError(str(e)) from None
+    outcome = shown.outcome
+    if out_file is not None:
+        out_file.write_text(outcome.comment, encoding="utf-8")
+        click.echo(f"comment: {out_file} ({len(outcome.comment):,} characters)", err=True)
+    else:
+        click.echo(outcome.comment, nl=not outcome.comment.endswith("\n"))
+    if summary_file is not None:
+        summary_file.write_text(outcome.summary, encoding="utf-8")
+        click.echo(f"summary: {summary_file}", err=True)
+    click.echo(
+        f"{base_ref} ({shown.base[:12]}) <- {head_ref} ({shown.head[:12]}): {shown.status_line}",
+        err=True,
+    )
+    sys.exit(0 if outcome.state == "success" else 1)

@@ -78,7 +78,12 @@ def check_bytes(
         )
     try:
         read = repo.siblings_read(catalogue)
-        return check_record(parsed.data, path, catalogue, repo.config, lookup, read)
+        result = check_record(parsed.data, path, catalogue, repo.config, lookup, read)
+        if repo.catalogue_problems:  # a check resting on an invalid catalogue part says so
+            from roofbot.catalogue_check import mark
+
+            return mark(result, repo.catalogue_problems)
+        return result
     except Exception as e:  # a bug in roofbot must cost one record, not the run
         return error_result(
             stem(path), path, f"roofbot could not check this record (a roofbot bug): {e!r}", status
@@ -307,6 +312,10 @@ def run_check(
         )
     )
     cal = calibration_of(repo, catalogue, {r.id: r for r in results}, calibration)
+    if paths is None and repo.catalogue_problems:  # a sweep reports every catalogue file
+        from roofbot.catalogue_check import catalogue_errors
+
+        results += catalogue_errors(repo.catalogue_problems)
     return Report(
         records=tuple(results),
         calibration=cal,

@@ -5,9 +5,12 @@
 # daemon and no container registry, only Debian's mirror and PyPI.  So this script uses podman
 # with runc and, because `python:3.12-slim` cannot be pulled, builds a *stand-in* image under that
 # exact name from debootstrap + the host's CPython 3.12.  The stand-in is CI-only: never publish it.
-# It follows the measured facts in the shared notes container-ci.md.
+# What it needs and why (runc, not crun; the rlimits podman may set; the stand-in base) is
+# written next to each step below.
 #
-# Usage: scripts/container.sh base|build|run ARGS...|check|size|lock
+# Usage: scripts/container.sh deps|base|build|run ARGS...|check|size|lock
+#   deps    install podman, runc and debootstrap from Debian (root, apt-get); the only command
+#           that installs system packages, run by .ci/run, never by the test suite
 #   base    build the stand-in docker.io/library/python:3.12-slim if missing (cached, idempotent)
 #   build   podman build the project's Dockerfile as roofbot:ci (builds the base first if needed)
 #   run     podman run roofbot:ci ARGS with $PWD at /github/workspace, --network none,
@@ -42,22 +45,30 @@ elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 
 # --- podman -----------------------------------------------------------------------------------
 
-# Print a reason and fail when podman can't be had; install it from Debian when it is missing.
+# Install podman, runc and debootstrap from Debian (`deps`; .ci/run calls it, tests never do).
+deps() {
+  if command -v podman >/dev/null && command -v runc >/dev/null && command -v debootstrap >/dev/null
+  then
+    log "deps: podman, runc and debootstrap present"
+    return 0
+  fi
+  if [[ $(id -u) -ne 0 ]] || ! command -v apt-get >/dev/null; then
+    die "deps: podman/runc/debootstrap missing and apt-get not usable (needs root on Debian)"
+  fi
+  log "deps: installing podman runc debootstrap from Debian"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+    podman runc debootstrap >/dev/null 2>&1 ||
+    { apt-get update -qq >/dev/null 2>&1 &&
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+        podman runc debootstrap >/dev/null 2>&1; } ||
+    die "deps: apt-get install podman runc debootstrap failed"
+}
+
+# Print a reason and fail when podman can't be used. Nothing is installed here: `deps` does.
 podman_reason() {
   if ! command -v podman >/dev/null || ! command -v runc >/dev/null; then
-    if [[ $(id -u) -ne 0 ]] || ! command -v apt-get >/dev/null; then
-      echo "podman/runc not installed and apt-get not usable (needs root on Debian)"
-      return 1
-    fi
-    log "installing podman runc debootstrap from Debian"
-    if ! { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-             podman runc debootstrap >/dev/null 2>&1 ||
-           { apt-get update -qq >/dev/null 2>&1 &&
-             DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-               podman runc debootstrap >/dev/null 2>&1; }; }; then
-      echo "apt-get install podman runc debootstrap failed"
-      return 1
-    fi
+    echo "podman/runc not installed (scripts/container.sh deps installs them: root, Debian)"
+    return 1
   fi
   setup_conf
   local err
@@ -139,7 +150,7 @@ base() {
     return 0
   fi
   command -v debootstrap >/dev/null ||
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap >/dev/null
+    die "base: debootstrap is not installed (scripts/container.sh deps installs it)"
   local mirror py rootfs t0
   mirror=$(apt_mirror) || die "no Debian mirror for $SUITE found in /etc/apt/sources.list{,.d/*}"
   py=$BASE_PYTHON/bin/python3.12
@@ -305,6 +316,8 @@ check() {
     [[ -x $BASE_PYTHON/bin/python3.12 ]] ||
       skip "no $BASE_IMAGE and no CPython 3.12 at $BASE_PYTHON to build its stand-in from"
     apt_mirror >/dev/null || skip "no $BASE_IMAGE and no Debian $SUITE mirror in the apt sources"
+    command -v debootstrap >/dev/null ||
+      skip "no $BASE_IMAGE and no debootstrap to build it (scripts/container.sh deps)"
   fi
   # Serialise concurrent checks on this machine: they share the image tag.
   exec 9>"$STATE/check.lock"
@@ -396,6 +409,7 @@ main() {
   local cmd=${1:-}
   [[ $# -gt 0 ]] && shift
   case $cmd in
+    deps) deps ;;
     base) base ;;
     build) build ;;
     run) run "$@" ;;

@@ -14,7 +14,9 @@ from roofbot.engine import run_check
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
-REAL = ROOT.parent / "shared" / "records-repo"
+REAL = Path(os.environ.get("ROOFBOT_RECORDS_REPO") or ROOT.parent / "shared" / "records-repo")
+"""The users' real corpus: any copy of a records repository, named by ROOFBOT_RECORDS_REPO;
+without it, ../shared/records-repo beside this checkout. Absent, its tests skip."""
 
 # The CLI's result cache is on by default: the tests (and the CLIs they start) keep theirs in
 # one folder of their own, never in the user's ~/.cache, and run warm after the first use of
@@ -36,7 +38,7 @@ def fixtures_report(fixtures_repo: Repository):  # type: ignore[no-untyped-def]
 def real_repo() -> Repository:
     if not (REAL / "data" / "benchmarks").is_dir():
         pytest.skip(
-            f"the users' real corpus is not beside this checkout ({REAL}); "
+            f"no records repository at {REAL} (set ROOFBOT_RECORDS_REPO to a copy of one); "
             "real-corpus tests skipped"
         )
     return Repository.open(REAL)

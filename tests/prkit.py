@@ -28,6 +28,17 @@ PR = 2
 MPT = "data/benchmarks/mpt7b-a100-bs1-per-user-decode-tps.json"
 A100 = "data/accelerators/nvidia-a100-40gb-sxm4.json"
 
+PR_PYTHON = os.path.abspath(os.environ.get("ROOFBOT_PR_PYTHON") or sys.executable)
+"""The interpreter `roofbot pr` runs under: this one, or (ROOFBOT_PR_PYTHON, as `.ci/run` sets
+it) one from a plain `pip install .`, without the dev or plot extras."""
+
+
+def pr_python_has(module: str) -> bool:
+    """Whether `module` imports under the interpreter `roofbot pr` runs under."""
+    probe = f"import importlib.util, sys; sys.exit(importlib.util.find_spec({module!r}) is None)"
+    return subprocess.run([PR_PYTHON, "-c", probe], check=False).returncode == 0
+
+
 _GIT_ENV = {
     "GIT_AUTHOR_NAME": "t",
     "GIT_AUTHOR_EMAIL": "t@example.com",
@@ -204,7 +215,7 @@ def run_roofbot(
         env["ROOFBOT_AUDIT_LOG"] = str(audit)
     started = time.monotonic()
     proc = subprocess.run(
-        [sys.executable, *entry, "pr", *extra],
+        [PR_PYTHON, *entry, "pr", *extra],
         env=env, cwd=workspace, capture_output=True, text=True, timeout=timeout,
     )  # fmt: skip
     seconds = time.monotonic() - started

@@ -142,11 +142,77 @@ def test_the_spool_reaches_text_and_byte_outputs_alike(fixtures_repo) -> None:  
     assert split.getvalue() == word.decode()
 
 
-def test_streamed_json_of_nothing_is_valid(tmp_path: Path) -> None:
-    (tmp_path / "data" / "benchmarks").mkdir(parents=True)
-    out = roofbot("check", "--repo", str(tmp_path), "--format", "json")
+def test_streamed_json_of_nothing_is_valid() -> None:
+    """A change set with no record in it (pre-commit passing a README) checks nothing."""
+    out = roofbot("check", "--changed", "README.md", "--format", "json", cwd=FIXTURES)
     data = json.loads(out.stdout)
     assert data["records"] == [] and data["ok"] is True and out.returncode == 0
+
+
+def test_a_wrong_path_is_a_usage_error_never_zero_records_ok(tmp_path: Path) -> None:
+    gone = roofbot("check", "--repo", str(tmp_path / "path" / "that" / "does" / "not" / "exist"))
+    assert gone.returncode == 2 and "no such folder" in gone.stderr, gone.stdout
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for command in ("check", "coverage", "parts", "explain x"):
+        out = roofbot(*command.split(), cwd=empty)
+        assert out.returncode == 2, (command, out.stdout)
+        assert "no records repository at or above" in out.stderr, out.stderr
+    assert "0 records" not in gone.stdout + empty.name
+
+
+def test_a_folder_with_no_records_and_no_catalogue_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "data" / "benchmarks").mkdir(parents=True)
+    out = roofbot("check", "--repo", str(tmp_path))
+    assert out.returncode == 2
+    assert "holds no benchmark records" in out.stderr and "no catalogue" in out.stderr
+
+
+def test_a_records_glob_that_matches_nothing_is_a_usage_error(tmp_path: Path) -> None:
+    repo = tmp_path / "r"
+    shutil.copytree(FIXTURES, repo, ignore=shutil.ignore_patterns("broken"))
+    cfg = repo / ".roofbot.yml"
+    cfg.write_text(cfg.read_text().replace('["data/benchmarks/*.json"]', '["data/bench/*.json"]'))
+    out = roofbot("check", "--repo", str(repo))
+    assert out.returncode == 2
+    assert "the records glob 'data/bench/*.json' matches no file" in out.stderr
+    quoted = roofbot("check", "--repo", str(FIXTURES), "data/benchmarks/no-such-*.json")
+    assert quoted.returncode == 2 and "matches no file" in quoted.stderr
+
+
+def test_run_from_inside_the_repository_finds_its_root() -> None:
+    inside = roofbot("check", "--format", "json", cwd=FIXTURES / "data" / "benchmarks")
+    at_root = roofbot("check", "--format", "json", cwd=FIXTURES)
+    assert inside.returncode == at_root.returncode == 0, inside.stderr
+    assert json.loads(inside.stdout) == json.loads(at_root.stdout)
+    deep = roofbot("coverage", "--repo", str(FIXTURES / "data" / "accelerators"))
+    assert "coverage: 28 of 30" in deep.stdout
+
+
+def test_check_and_explain_take_an_id_or_a_path() -> None:
+    rid = "mpt7b-a100-bs1-per-user-decode-tps"
+    path = f"data/benchmarks/{rid}.json"
+    by_id = roofbot("check", "--repo", str(FIXTURES), rid, "--format", "json")
+    by_path = roofbot("check", "--repo", str(FIXTURES), path, "--format", "json")
+    assert by_id.returncode == by_path.returncode == 0, by_id.stderr
+    assert json.loads(by_id.stdout) == json.loads(by_path.stdout)
+    assert [r["id"] for r in json.loads(by_id.stdout)["records"]] == [rid]
+    explained = roofbot("explain", "--repo", str(FIXTURES), rid)
+    from_path = roofbot("explain", "--repo", str(FIXTURES), path)
+    from_inside = roofbot("explain", f"{rid}.json", cwd=FIXTURES / "data" / "benchmarks")
+    assert explained.returncode == from_path.returncode == from_inside.returncode == 0
+    assert explained.stdout == from_path.stdout == from_inside.stdout
+
+
+def test_an_unknown_id_gets_did_you_mean() -> None:
+    typo = "mpt7b-a100-bs1-per-user-decode-tp"
+    for command in ("check", "explain"):
+        out = roofbot(command, "--repo", str(FIXTURES), typo)
+        assert out.returncode == 2, out.stdout
+        assert f"no benchmark record with id '{typo}'" in out.stderr
+        assert "did you mean mpt7b-a100-bs1-per-user-decode-tps" in out.stderr
+    missing = roofbot("check", "--repo", str(FIXTURES), "data/benchmarks/mpt7b-a100-bs1.json")
+    assert missing.returncode == 2 and "no such file" in missing.stderr
 
 
 def test_a_config_error_cannot_write_a_workflow_command(tmp_path: Path) -> None:
@@ -167,3 +233,38 @@ def test_a_config_error_cannot_write_a_workflow_command(tmp_path: Path) -> None:
         lines = (proc.stdout + proc.stderr).splitlines()
         assert [line for line in lines if line.startswith("Error: ")], lines
         assert not [line for line in lines if line.lstrip().startswith("::")], lines
+
+
+def test_check_fail_on_decides_the_exit_code() -> None:
+    """The fixtures' unchecked records pass by default; --fail-on unchecked fails on them,
+    and an unknown verdict is a usage error."""
+    assert roofbot("check", "--repo", str(FIXTURES), "-q").returncode == 0
+    strict = roofbot("check", "--repo", str(FIXTURES), "-q", "--fail-on", "violation,unchecked")
+    assert strict.returncode == 1, strict.stdout
+    assert "unchecked" in strict.stdout
+    as_json = roofbot("check", "--repo", str(FIXTURES), "--fail-on", "unchecked error",
+                      "--format", "json")  # fmt: skip
+    data = json.loads(as_json.stdout)
+    assert as_json.returncode == 1 and data["ok"] is False
+    bad = roofbot("check", "--repo", str(FIXTURES), "--fail-on", "violations")
+    assert bad.returncode == 2 and "'violations'" in bad.stderr
+
+
+def test_a_pin_that_points_at_nothing_is_a_config_error(tmp_path: Path) -> None:
+    repo = tmp_path / "r"
+    shutil.copytree(FIXTURES, repo, ignore=shutil.ignore_patterns("broken"))
+    cfg = repo / ".roofbot.yml"
+    good = cfg.read_text()
+    rid = "mpt7b-a100-bs1-per-user-decode-tps"
+    cfg.write_text(good.replace(f"  {rid}:\n", f"  {rid[:-1]}:\n", 1))  # a typo'd record id
+    out = roofbot("check", "--repo", str(repo))
+    assert out.returncode == 2, out.stdout
+    assert f"pins: '{rid[:-1]}' is not the id of any benchmark record" in out.stderr
+    assert f"did you mean {rid}" in out.stderr
+    # a pinned part the catalogue lacks: the record's check would say "pin the accelerator"
+    cfg.write_text(good.replace("accelerator: nvidia-a100-40gb-sxm4  # accelerator_ids is empty",
+                                "accelerator: nvidia-a100-40gb-sxm  # accelerator_ids is empty"))  # fmt: skip
+    out = roofbot("explain", "--repo", str(repo), rid)
+    assert out.returncode == 2, out.stdout
+    assert f"pins: {rid}: accelerator 'nvidia-a100-40gb-sxm' is not in the catalogue" in out.stderr
+    assert "did you mean nvidia-a100-40gb-sxm4" in out.stderr

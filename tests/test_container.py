@@ -2,9 +2,10 @@
 lint where the linters are installed, and a `container` test that builds and runs the image with
 podman (scripts/container.sh check) and compares its JSON with the host's.
 
-The container test needs root on Debian (it installs podman from Debian if missing) and a few
-minutes cold; it skips with the script's reason where podman can't be had, and when
-ROOFBOT_SKIP_CONTAINER=1.
+The container test is marked `container` and deselected by default (pyproject's addopts);
+`.ci/run` selects it after `scripts/container.sh deps` installed podman, runc and debootstrap
+(root on Debian). The test suite itself never installs anything: the test skips with the
+script's reason where podman is missing or can't start, and when ROOFBOT_SKIP_CONTAINER=1.
 """
 
 from __future__ import annotations
@@ -196,6 +197,40 @@ def test_shell_scripts_pass_shellcheck(script: Path) -> None:
         [shellcheck, "--shell=bash", str(script)], capture_output=True, text=True, check=False
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_only_the_deps_command_installs_system_packages() -> None:
+    """A test run must never install system packages: `apt-get install` lives in `deps`
+    (which .ci/run calls) and nowhere else in the script the container test runs."""
+    lines = SCRIPT.read_text("utf-8").splitlines()
+    start = lines.index("deps() {")
+    end = lines.index("}", start)
+    installs = [i for i, line in enumerate(lines) if re.search(r"apt-get\s+install", line)]
+    assert installs, "deps installs nothing?"
+    outside = [lines[i] for i in installs if not start < i < end]
+    assert not outside, outside
+
+
+def test_container_check_without_podman_skips_and_says_how_to_install(tmp_path: Path) -> None:
+    bin_dir = tmp_path / "bin"  # a PATH with no podman, no runc, no apt-get
+    bin_dir.mkdir()
+    for tool in ("dirname", "id", "mkdir"):
+        found = shutil.which(tool)
+        assert found, tool
+        (bin_dir / tool).symlink_to(found)
+    bash = shutil.which("bash")
+    assert bash
+    proc = subprocess.run(
+        [bash, str(SCRIPT), "check"],
+        env={"PATH": str(bin_dir), "HOME": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("skip: podman/runc not installed"), proc.stdout
+    assert "scripts/container.sh deps" in proc.stdout
 
 
 @pytest.mark.container

@@ -95,3 +95,89 @@ def test_mkdocs_builds_with_warnings_as_errors(tmp_path: Path) -> None:
     )  # fmt: skip
     assert out.returncode == 0, out.stderr
     assert (tmp_path / "traps" / "index.html").is_file()
+
+
+# ------------------------------------------------------------------ what a newcomer reads
+
+OWN_DOCS = [
+    ROOT / "README.md",
+    ROOT / "action.yml",
+    ROOT / "mkdocs.yml",
+    ROOT / ".pre-commit-hooks.yaml",
+    ROOT / "scripts" / "container.sh",
+    *sorted(DOCS.glob("*.md")),
+    *sorted((ROOT / "examples").glob("*.yml")),
+    ROOT / "examples" / "README.md",
+    ROOT / "fixtures" / "README.md",
+    ROOT / "fixtures" / "CALIBRATION.md",
+    ROOT / "fixtures" / ".roofbot.yml",
+]
+OUTSIDE = re.compile(
+    r"\.\./shared|shared notes|container-ci\.md|roofbot-contract|\bthe contract\b|"
+    r"\bcontract section\b|\bcontract's\b|\bthe seed\b|\bseed's\b",
+    re.IGNORECASE,
+)
+
+
+@pytest.mark.parametrize("path", OWN_DOCS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_nothing_points_outside_the_repository(path: Path) -> None:
+    """The docs describe the rules in the project's own words ([docs/rules.md]); the one
+    mention of a folder beside the checkout is ROOFBOT_RECORDS_REPO's default."""
+    bad = [
+        line
+        for line in path.read_text("utf-8").splitlines()
+        if OUTSIDE.search(line) and "ROOFBOT_RECORDS_REPO" not in line
+    ]
+    assert not bad, bad
+
+
+def test_the_rules_page_is_in_the_nav_and_the_report_and_exit_codes_refer_to_it() -> None:
+    nav = yaml.safe_load((ROOT / "mkdocs.yml").read_text())["nav"]
+    assert {"What roofbot reads, computes and reports": "rules.md"} in nav
+    rules = sections((DOCS / "rules.md").read_text("utf-8"))
+    for needed in ("What it reads", "The inputs, and where each comes from", "The ceilings",
+                   "Verdicts", "The JSON report", "Exit codes"):  # fmt: skip
+        assert needed in rules, needed
+    assert "rules.md#the-json-report" in (DOCS / "cli.md").read_text("utf-8")
+    assert "rules.md#exit-codes" in (DOCS / "cli.md").read_text("utf-8")
+    assert "docs/rules.md" in (ROOT / "action.yml").read_text("utf-8")
+
+
+def test_the_readme_opens_with_what_and_how_to_install_then_the_cli_then_configuration() -> None:
+    text = (ROOT / "README.md").read_text("utf-8")
+    lines = text.splitlines()
+    assert lines[2:6] == [
+        "```sh",
+        "pip install -e . && roofbot check --repo fixtures",
+        "pip install -e '.[dev]' && pytest",
+        "```",
+    ]
+    heads = [line[3:] for line in lines if line.startswith("## ")]
+    order = ["What roofbot does", "Install it on a records repository", "Command line",
+             "Configuration"]  # fmt: skip
+    assert heads[: len(order)] == order, heads
+    doc = sections(text)
+    install = doc["Install it on a records repository"]
+    assert "uses: OWNER/roofbot@" in install and "examples/publish-image.yml" in install
+    assert "roofcheck" in install and "Require status checks to pass" in install
+    for name in sorted(cli.commands):
+        assert f"roofbot {name}" in doc["Command line"], f"README's CLI lacks roofbot {name}"
+    for page, section in (("docs/performance.md", "Performance"), ("docs/security.md", "Security")):
+        body = doc[section].strip()
+        assert page in body and "\n\n" not in body, f"{section}: one paragraph linking {page}"
+    assert "minutes" in doc["Tests"] and "ROOFBOT_RECORDS_REPO" in doc["Tests"]
+
+
+def test_the_pre_commit_rev_names_a_commit_that_carries_the_hook() -> None:
+    text = (DOCS / "workflows.md").read_text("utf-8")
+    (rev,) = re.findall(r"^\s+rev: (\S+)", text, re.M)
+    assert re.fullmatch(r"[0-9a-f]{40}", rev), f"rev {rev}: a full commit SHA"
+    if not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout: the rev can't be looked up")
+    shallow = subprocess.run(["git", "rev-parse", "--is-shallow-repository"], cwd=ROOT,
+                             capture_output=True, text=True, check=False)  # fmt: skip
+    found = subprocess.run(["git", "cat-file", "-e", f"{rev}:.pre-commit-hooks.yaml"], cwd=ROOT,
+                           capture_output=True, check=False)  # fmt: skip
+    if found.returncode != 0 and shallow.stdout.strip() == "true":
+        pytest.skip("a shallow clone: the rev's commit is not fetched")
+    assert found.returncode == 0, f"{rev} is not a commit of this repository with the hook"

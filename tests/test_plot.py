@@ -68,6 +68,42 @@ def test_a_record_with_no_roof_or_no_record_is_a_usage_error(tmp_path: Path) -> 
         assert out.returncode == 2 and says in out.stderr and "Traceback" not in out.stderr
 
 
+def test_a_wrong_record_id_fails_before_anything_is_drawn(tmp_path: Path) -> None:
+    """An unknown --record is found missing first: nothing written, no matplotlib imported
+    (the whole corpus used to be checked and drawn before the id was looked up)."""
+    code = (
+        "import sys\nfrom roofbot.cli import main\n"
+        f"rc = main(['plot', '--repo', {str(FIXTURES)!r}, '--out', {str(tmp_path)!r}, "
+        "'--record', 'mpt7b-a100-bs64-aggregate-output-tp'])\n"
+        "print('matplotlib' in sys.modules); sys.exit(rc)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, check=False)  # fmt: skip
+    assert out.returncode == 2, out.stderr
+    assert "did you mean mpt7b-a100-bs64-aggregate-output-tps" in out.stderr
+    assert out.stdout.strip() == "False"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_default_out_folder_is_outside_the_records_repository(tmp_path: Path) -> None:
+    import os
+    import shutil
+
+    repo = tmp_path / "repo"
+    shutil.copytree(FIXTURES, repo, ignore=shutil.ignore_patterns("broken"))
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    out = subprocess.run(
+        [sys.executable, "-m", "roofbot", "plot", "--image-format", "svg",
+         "data/benchmarks/mpt7b-a100-bs1-per-user-decode-tps.json"],
+        cwd=repo, env={**os.environ, "TMPDIR": str(temp)},
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == [str(temp / "roofbot-plots" / "roofline.svg")]
+    assert not (repo / "roofbot-plots").exists()
+
+
 def test_without_matplotlib_it_says_which_extra_to_install(tmp_path: Path) -> None:
     code = (
         "import sys; sys.modules['matplotlib'] = None; sys.modules['matplotlib.figure'] = None\n"

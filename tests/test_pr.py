@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from github_server import FakeGitHub
-from prkit import A100, FIXTURES, MPT, PR, make_pull, run_action
+from prkit import A100, FIXTURES, MPT, PR, make_pull, pr_python_has, run_action
 from prkit import violating_copy as _violating_copy
 
 
@@ -184,7 +184,8 @@ def test_workflow_command_escaping() -> None:
 
 
 def test_the_chart_is_drawn_for_the_artifact_and_linked(tmp_path: Path, gh: FakeGitHub) -> None:
-    pytest.importorskip("matplotlib", reason="the [plot] extra is not installed")
+    if not pr_python_has("matplotlib"):
+        pytest.skip("the [plot] extra is not installed where roofbot pr runs")
     pull = make_pull(tmp_path, {MPT: _violating_copy()})
     gh.add_pull(PR, head_sha=pull.head, base_sha=pull.base)
     run = run_action(tmp_path, pull, gh, INPUT_PLOT="true")
@@ -212,3 +213,20 @@ def test_a_file_name_that_is_not_utf8_is_an_error_not_a_crash(
     assert "| added | data/benchmarks/bad\\\\xff.json |" in body  # markdown escapes the \
     assert "the file name is not UTF-8; rename it to be checked" in body
     assert gh.statuses[pull.head][-1]["state"] == "failure"
+
+
+def test_a_pin_under_an_id_no_record_has_fails_the_pr_and_says_which(
+    tmp_path: Path, gh: FakeGitHub
+) -> None:
+    cfg = (FIXTURES / ".roofbot.yml").read_text("utf-8")
+    typo = cfg.replace("  comm-mi50-8x-gpt-oss-120b-mxfp4-decode-collapse:\n",
+                       "  comm-mi50-8x-gpt-oss-120b-mxfp4-decode-colapse:\n")  # fmt: skip
+    assert typo != cfg
+    pull = make_pull(tmp_path, {".roofbot.yml": typo})
+    gh.add_pull(PR, head_sha=pull.head, base_sha=pull.base)
+    run = run_action(tmp_path, pull, gh)
+    assert run.code == 1
+    assert gh.statuses[pull.head][-1]["state"] == "failure"
+    body = gh.comments_on(PR)[0].body.replace("\\", "")
+    assert "comm-mi50-8x-gpt-oss-120b-mxfp4-decode-colapse' is not the id of any benchmark" in body
+    assert "did you mean comm-mi50-8x-gpt-oss-120b-mxfp4-decode-collapse" in body

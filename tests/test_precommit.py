@@ -1,4 +1,5 @@
-"""`.pre-commit-hooks.yaml` under a real `pre-commit` on a temporary git repository: the hook
+"""`.pre-commit-hooks.yaml` under a real `pre-commit` on a temporary git repository (marked
+`slow`: `pytest -m slow`, or .ci/run): the hook
 installs roofbot from a git repository of this checkout, lets a good record through, blocks a
 record over its roof, and re-checks the records that reference a staged catalogue record."""
 
@@ -15,6 +16,10 @@ import pytest
 from conftest import FIXTURES, ROOT
 
 pytest.importorskip("pre_commit", reason="pre-commit is not installed: pip install -e '.[dev]'")
+
+# pre-commit builds the hook's own virtualenv and installs roofbot into it (20 s of the README's
+# `pytest` on this 2-core machine): the `slow` marker, which .ci/run selects.
+pytestmark = pytest.mark.slow
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "t",

@@ -19,17 +19,40 @@ def test_no_violation_outside_documented_findings(real_report) -> None:  # type:
     assert bad == []
 
 
+def benchmarks(report):  # type: ignore[no-untyped-def]
+    """The report's benchmark records (a sweep also has a row for each invalid catalogue file)."""
+    return [r for r in report.records if r.path.startswith("data/benchmarks/")]
+
+
 def test_local_records_over_their_roofs(real_report) -> None:  # type: ignore[no-untyped-def]
-    local = [r for r in real_report.records if r.id.startswith("local-")]
+    local = [r for r in benchmarks(real_report) if r.id.startswith("local-")]
     assert len(local) == 11
     over = sorted(r.id for r in local if r.verdict is Verdict.VIOLATION)
     assert len(over) == 6, over  # the seed counts 7; docs/findings.md says which differs and why
 
 
 def test_six_placeholders_are_errors(real_report) -> None:  # type: ignore[no-untyped-def]
-    errors = [r for r in real_report.records if r.verdict is Verdict.ERROR]
+    errors = [r for r in benchmarks(real_report) if r.verdict is Verdict.ERROR]
     assert len(errors) == 6
     assert all("value" in r.messages[0].text for r in errors)
+    # JSON's null, as the file says it, never Python's None
+    assert all("at value: null is not of type 'number'" in r.messages[0].text for r in errors)
+
+
+def test_111_catalogue_records_fail_the_repositorys_own_schemas(real_report) -> None:  # type: ignore[no-untyped-def]
+    """As the repository's own CI finds them (docs/findings.md): each an error row on its
+    file, and every record resting on one says so."""
+    rows = [r for r in real_report.records if not r.path.startswith("data/benchmarks/")]
+    kinds = {k: sum(r.path.startswith(f"data/{k}/") for r in rows)
+             for k in ("accelerators", "models", "quantization")}  # fmt: skip
+    assert kinds == {"accelerators": 55, "models": 8, "quantization": 48}
+    assert len(rows) == 111
+    assert all(r.verdict is Verdict.ERROR for r in rows)
+    assert all(r.messages[0].text.startswith("not valid against schemas/") for r in rows)
+    bad = {r.path for r in rows}
+    marked = [r for r in benchmarks(real_report) if any("which is invalid" in m.text
+                                                        for m in r.messages)]  # fmt: skip
+    assert marked and all(any(p in m.text for p in bad for m in r.messages) for r in marked)
 
 
 def test_coverage_and_every_unchecked_says_what_it_lacks(real_report, capsys) -> None:  # type: ignore[no-untyped-def]

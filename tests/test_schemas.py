@@ -111,3 +111,13 @@ def test_a_refusal_is_worded_by_jsonschema() -> None:
     assert _compiled(schemas, record) is False
     problem = schemas.problems(record)
     assert problem is not None and "Additional properties are not allowed" in problem
+
+
+def test_a_schema_error_shows_json_null_not_python_none() -> None:
+    schemas = Schemas(FIXTURES / "schemas")
+    path = FIXTURES / "data" / "benchmarks" / "mpt7b-a100-bs1-per-user-decode-tps.json"
+    record = json.loads(path.read_text("utf-8"))
+    record["value"] = None
+    problem = schemas.problems(record)
+    assert problem is not None and "at value: null is not of type 'number'" in problem
+    assert "None" not in problem

@@ -63,6 +63,10 @@ class Repository:
     # (not an init field: a copy made by dataclasses.replace, maybe with another config,
     # starts without the readings of this one's siblings)
     _siblings: dict[str, Sibling | None] = field(default_factory=dict, init=False)
+    # catalogue files that can't be read, whose id is not their name, or that fail their
+    # schema: path -> why (filled when the catalogue is built; roofbot/catalogue_check.py)
+    catalogue_problems: dict[str, str] = field(default_factory=dict, init=False)
+    _record_paths: list[str] | None = field(default=None, init=False)
 
     @classmethod
     def open(cls, root: Path, config: Config | None = None) -> Repository:
@@ -77,14 +81,19 @@ class Repository:
 
     # ------------------------------------------------------------ records
     def record_paths(self) -> list[str]:
-        """Every record file's path, sorted (a listing is: one pattern needs no merging)."""
-        if len(self.config.records) == 1:
-            return self.tree.glob(self.config.records[0])
-        seen: dict[str, None] = {}
-        for pattern in self.config.records:
-            for p in self.tree.glob(pattern):
-                seen.setdefault(p, None)
-        return sorted(seen)
+        """Every record file's path, sorted (a listing is: one pattern needs no merging).
+        Listed once a run: the command line's check that the globs match something and the
+        sweep share one listing."""
+        if self._record_paths is None:
+            if len(self.config.records) == 1:
+                self._record_paths = self.tree.glob(self.config.records[0])
+            else:
+                seen: dict[str, None] = {}
+                for pattern in self.config.records:
+                    for p in self.tree.glob(pattern):
+                        seen.setdefault(p, None)
+                self._record_paths = sorted(seen)
+        return list(self._record_paths)
 
     def is_record_path(self, path: str) -> bool:
         return any(path_matches(path, pat) for pat in self.config.records)
@@ -205,11 +214,22 @@ class Repository:
                     parsed = self.read(path)
                 except (RecordFileError, TreeError) as e:
                     self.messages.append(Message("warning", f"catalogue {path}: {e}"))
+                    self.catalogue_problems[path] = str(e)
                     continue
                 stem = posixpath.splitext(posixpath.basename(path))[0]
                 if parsed.data.get("id") != stem:
                     self.messages.append(
                         Message("warning", f"catalogue {path}: id differs from the file name")
                     )
+                    rid = parsed.data.get("id")
+                    shown = repr(rid[:80]) if isinstance(rid, str) else "missing"
+                    self.catalogue_problems[path] = (
+                        f"id {shown} differs from the file name {stem!r}: they must match"
+                    )
                     continue
+                # validated as the repository's own CI does, and still used: the checks
+                # resting on it say so (roofbot/catalogue_check.py)
+                problem = self.schemas.problems(parsed.data)
+                if problem:
+                    self.catalogue_problems[path] = problem
                 yield parsed.data

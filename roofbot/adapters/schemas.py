@@ -91,8 +91,19 @@ class Schemas:
         if err is None:
             return None
         where = "/".join(str(p) for p in err.absolute_path) or "(top level)"
-        msg = err.message if len(err.message) <= 200 else err.message[:200] + "…"
+        msg = _json_words(err.message, err.instance)
+        msg = msg if len(msg) <= 200 else msg[:200] + "…"
         return f"not valid against schemas/{rtype}.schema.json at {where}: {msg}"
+
+
+def _json_words(message: str, instance: Any) -> str:
+    """jsonschema's message with the value as the file writes it: JSON's `null`, `true` and
+    `false`, not Python's `None`, `True` and `False` (which it shows by repr)."""
+    if instance is None or isinstance(instance, bool):
+        shown = repr(instance)
+        if message.startswith(shown + " "):
+            return json.dumps(instance) + message[len(shown) :]
+    return message
 
 
 def _no_retrieval(uri: str) -> Any:

@@ -224,7 +224,7 @@ def error_advice(message: str, path: str) -> str | None:
     """What to change for an `error`, where the message alone does not say it."""
     if m := re.search(r"'([^']+)' is a required property", message):
         return f"add the field `{m[1]}`: the repository's schema requires it"
-    if m := re.search(r"at (\S+): None is not of type", message):
+    if m := re.search(r"at (\S+): (?:null|None) is not of type", message):
         return (
             f"`{m[1]}` is null: write the measured figure, or keep the record out of "
             "data/benchmarks/ until there is one"

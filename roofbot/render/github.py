@@ -42,9 +42,11 @@ def render_github(
         out.append("::endgroup::")
     counts = ", ".join(f"{report.count(v)} {v.value}" for v in Verdict if report.count(v))
     state = "ok" if report.ok else "NOT OK"
+    cal = report.calibration
+    n = len(report.records)
     out.append(
-        f"roofbot: {len(report.records)} records ({counts or 'none'}); coverage "
+        f"roofbot: {n} record{'' if n == 1 else 's'} ({counts or 'none'}); coverage "
         f"{report.checked}/{report.token_rate_records}; calibration "
-        f"{'ok' if report.calibration.ok else 'FAILED'}; {state}"
+        f"{'not run' if not cal.ran else 'ok' if cal.ok else 'FAILED'}; {state}"
     )
     return "\n".join(out) + "\n"

@@ -29,6 +29,7 @@ from roofbot.core.provenance import Input
 from roofbot.core.results import Calibration, RecordResult, Report, RoofCheck, Verdict
 from roofbot.core.units import show_input
 from roofbot.render.confusables import reveal
+from roofbot.render.text import message_label
 
 MARKER = "<!-- roofbot:roofcheck -->"
 DEFAULT_TEMPLATE = "comment.md.j2"
@@ -176,6 +177,35 @@ def chart_label(value: object, limit: int = 24) -> Safe:
     return Safe(text if len(text) <= limit else text[: limit - 1] + "~")
 
 
+def chart_labels(values: Iterable[object], limit: int = 24) -> list[Safe]:
+    """The x-axis labels of a chart, each cut to `limit` and no two alike: ids that share
+    their first characters keep their end instead (`contrib-rtx4…-bs8`), and any two still
+    alike are numbered, so every bar can be told from the table."""
+    full = [str(chart_label(v, 200)) for v in values]
+    cut = [str(chart_label(t, limit)) for t in full]
+    seen: dict[str, int] = {}
+    for c in cut:
+        seen[c] = seen.get(c, 0) + 1
+    out: list[str] = []
+    for text, c in zip(full, cut, strict=True):
+        if seen[c] > 1 and len(text) > limit:
+            tail = (limit - 1) // 2
+            c = text[: limit - 1 - tail] + "~" + text[-tail:]
+        out.append(c)
+    counts: dict[str, int] = {}
+    for c in out:
+        counts[c] = counts.get(c, 0) + 1
+    numbered: dict[str, int] = {}
+    final: list[Safe] = []
+    for c in out:
+        if counts[c] > 1:
+            numbered[c] = numbered.get(c, 0) + 1
+            tag = f"~{numbered[c]}"
+            c = c[: limit - len(tag)] + tag
+        final.append(Safe(c))
+    return final
+
+
 def num(value: object, places: int = 2) -> Safe:
     """A number for display: thousands separators, trailing zeros trimmed."""
     if value is None:
@@ -227,7 +257,9 @@ def _input_view(name: str, i: Input[Any]) -> dict[str, Any]:
     shown = show_input(name, v) or (
         num(v, 4) if isinstance(v, int | float) and not isinstance(v, bool) else md(v)
     )
-    return {"name": name, "value": shown, "from": i.source, "basis": i.basis.value}
+    basis = i.basis.value  # said once: a source that ends "(assumed)" already says it
+    said = i.source.rstrip().endswith(f"({basis})")
+    return {"name": name, "value": shown, "from": i.source, "basis": None if said else basis}
 
 
 def _check_view(c: RoofCheck) -> dict[str, Any]:
@@ -279,7 +311,7 @@ def _record_view(
         "traps": [
             {"id": t, "why": notes.get(t), "link": _link(links.get(t), head_sha)} for t in r.traps
         ],
-        "messages": [{"level": m.level, "text": reveal(m.text)} for m in r.messages],
+        "messages": [{"level": message_label(r, m), "text": reveal(m.text)} for m in r.messages],
         "lacks": list(r.lacks),
     }
 
@@ -314,7 +346,7 @@ def _chart(records: list[RecordResult]) -> dict[str, Any] | None:
     shown = points[:CHART_MAX]
     top = max(100.0, *(p for _, p in shown))
     return {
-        "labels": [chart_label(i) for i, _ in shown],
+        "labels": chart_labels(i for i, _ in shown),
         "bars": [Safe(f"{p:.1f}") for _, p in shown],
         "limit": [Safe("100") for _ in shown],
         "ymax": Safe(f"{math.ceil(top / 10) * 10}"),

@@ -170,7 +170,7 @@ def assemble(entries: list[TextEntry], summary: TextSummary, color: bool, quiet:
         out += [_coloured(e, color) for e in deprecated]
     out.append("")
     counts = ", ".join(f"{summary.counts[v]} {v.value}" for v in Verdict if summary.counts.get(v))
-    out.append(f"{summary.records} records: {counts}")
+    out.append(f"{summary.records} record{'' if summary.records == 1 else 's'}: {counts}")
     out.append(
         f"coverage: {summary.checked} of {summary.token_rate_records} token-rate records "
         "get an applied roof"
@@ -185,6 +185,8 @@ def assemble(entries: list[TextEntry], summary: TextSummary, color: bool, quiet:
         for e in cal.entries:
             if not e.ok:
                 out.append(f"  MISS {e.id} {e.check}: {_clean(e.why or '', 400)}")
+    else:
+        out.append("calibration: not run")
     for m in summary.messages[:20]:
         out.append(f"note: {_clean(m.text, 200)}")
     out.append("ok" if summary.ok else "NOT OK")
@@ -198,8 +200,17 @@ def _coloured(e: TextEntry, color: bool) -> str:
     return f"{_COLOURS[e.verdict]}{e.lines[:_WORD]}{_RESET}{e.lines[_WORD:]}"
 
 
-def explain_record(r: RecordResult) -> str:
-    """The arithmetic step by step, each input with its provenance, as on paper."""
+def message_label(r: RecordResult, m: Message) -> str:
+    """The word a record's message is shown under: its verdict for the message that states
+    the verdict (a violation's is not an `error`), else its level."""
+    if m.level == "error" and r.verdict is not Verdict.ERROR:
+        return str(r.verdict.value)
+    return m.level
+
+
+def explain_record(r: RecordResult, advice: str | None = None) -> str:
+    """The arithmetic step by step, each input with its provenance, as on paper; `advice`,
+    what to change (the report's `to fix:`), last."""
     out = [f"{r.id}  ({r.path})", f"  verdict: {r.verdict.value}"]
     if r.metric:
         out.append(
@@ -234,7 +245,9 @@ def explain_record(r: RecordResult) -> str:
     for t, why in r.trap_notes:
         out.append(f"  trap {t}: {_clean(why, 300)}")
     for m in r.messages:
-        out.append(f"  {m.level}: {_clean(m.text, 300)}")
+        out.append(f"  {message_label(r, m)}: {_clean(m.text, 300)}")
     for lack in r.lacks:
         out.append(f"  lacks: {_clean(lack, 300)}")
+    if advice:
+        out.append(f"  to fix: {_clean(advice, 400)}")
     return "\n".join(out) + "\n"

@@ -31,6 +31,10 @@ from hostile_cases import FIXTURES, dump, record, witnesses
 from invariants import check_markdown, check_statuses, check_stdout
 from prkit import PR, Pull, Run, make_pull, pull_event, run_roofbot
 
+# The campaign runs `roofbot pr` once a case (about a minute on two cores): the `slow`
+# marker, which .ci/run selects (`pytest -m slow` here).
+pytestmark = pytest.mark.slow
+
 RUN_URL = "https://github.com/octo-org/llm-roofline-records/actions/runs/4242"
 BOUND = 60.0
 Mode = Literal["git", "api", "big"]

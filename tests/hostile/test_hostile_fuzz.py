@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -40,11 +41,10 @@ WITNESS_BYTES = dump(record("witness-violation", value=record("x")["value"] * 3)
 CONFIG = load_config_text((FIXTURES / CONFIG_NAME).read_text("utf-8"))
 BASE = FolderTree(FIXTURES)
 SCHEMAS = Schemas(FIXTURES / "schemas")
-FUZZ = settings(  # ROOFBOT_FUZZ_EXAMPLES=5000 for a longer hunt
-    max_examples=int(os.environ.get("ROOFBOT_FUZZ_EXAMPLES", "150")),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-    database=None,
+FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow],
+                database=None)  # fmt: skip
+LONG_HUNT = settings(  # the `slow` marker: .ci/run runs it; ROOFBOT_FUZZ_EXAMPLES sets its length
+    FUZZ, max_examples=int(os.environ.get("ROOFBOT_FUZZ_EXAMPLES", "3000"))
 )
 
 hostile_text = st.one_of(
@@ -92,6 +92,21 @@ file_names = st.one_of(
 @FUZZ
 @given(raw=record_bytes, name=file_names)
 def test_any_record_file_goes_through_the_whole_pipeline(raw: bytes, name: str) -> None:
+    through_the_pipeline(raw, name)
+
+
+@pytest.mark.slow
+@LONG_HUNT
+@given(raw=record_bytes, name=file_names)
+def test_the_long_hunt_any_record_file_goes_through_the_whole_pipeline(
+    raw: bytes, name: str
+) -> None:
+    through_the_pipeline(raw, name)
+
+
+def through_the_pipeline(raw: bytes, name: str) -> None:
+    """One hostile record file beside the witness: the check, the comment, the JSON report
+    and the annotations hold every invariant."""
     path = f"data/benchmarks/{name}.json"
     tree = OverlayTree(BASE, {path: raw, WITNESS: WITNESS_BYTES})
     repo = Repository(tree, CONFIG, SCHEMAS)

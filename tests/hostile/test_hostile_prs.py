@@ -36,6 +36,10 @@ from invariants import (
 )
 from prkit import PR, Run, make_pull, pull_event, run_roofbot
 
+# The campaign runs `roofbot pr` once a case (about a minute on two cores): the `slow`
+# marker, which .ci/run selects (`pytest -m slow` here).
+pytestmark = pytest.mark.slow
+
 CASES = cases()
 RUN_URL = "https://github.com/octo-org/llm-roofline-records/actions/runs/4242"
 
