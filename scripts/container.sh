@@ -18,9 +18,11 @@
 #   check   base + build + run `check --repo fixtures --format json` and compare it with the
 #           host's `roofbot check`; prints "skip: <reason>" and exits 0 where podman is unusable
 #   size    image size and layer count, against the base image
-#   lock    regenerate requirements.lock and scripts/container/build-requirements.lock (pip-tools)
+#   lock    regenerate requirements.lock, requirements-plot.lock and
+#           scripts/container/build-requirements.lock (pip-tools)
 #
-# Environment: ROOFBOT_IMAGE (default roofbot:ci), ROOFBOT_CONTAINER_STATE (cache folder, default
+# Environment: ROOFBOT_IMAGE (default roofbot:ci), ROOFBOT_PLOT=true (build the `plot` image, with
+# the chart's matplotlib), ROOFBOT_CONTAINER_STATE (cache folder, default
 # /var/tmp/roofbot-container), ROOFBOT_BASE_PYTHON (host CPython 3.12 prefix, default
 # /root/.pyenv/versions/3.12.1), ROOFBOT_HOST_PYTHON (interpreter with roofbot importable, for
 # `check`; default: `roofbot` on PATH, else python3 with the repo on PYTHONPATH),
@@ -250,6 +252,7 @@ build() {
   t0=$(now)
   podman build --pull=never --network host -f "$ROOT/Dockerfile" -t "$IMAGE" \
     --build-arg "VERSION=${version:-0.0.0}" --build-arg "REVISION=$revision" \
+    --build-arg "PLOT=${ROOFBOT_PLOT:-false}" \
     "$ROOT" >"$STATE/build.log" 2>&1 ||
     { tail -n 30 "$STATE/build.log" >&2; die "podman build failed (log: $STATE/build.log)"; }
   log "build: $IMAGE in $(elapsed "$t0") s"
@@ -355,6 +358,15 @@ check() {
   if [[ "$ctr_rc/$nonroot_rc" != "$host_rc/$host_rc" ]]; then
     die "same JSON but exit codes differ: host $host_rc, container $ctr_rc, non-root $nonroot_rc"
   fi
+  # The default image is chart-free: the `plot` extra is opt-in (ROOFBOT_PLOT=true, PLOT=true).
+  if [[ ${ROOFBOT_PLOT:-false} != true ]]; then
+    local found
+    found=$(podman run --rm --network none --entrypoint python "$IMAGE" -c \
+      'import importlib.util as u; print(*[m for m in ("matplotlib", "numpy") if u.find_spec(m)])') ||
+      die "could not run python in $IMAGE"
+    [[ -z $found ]] || die "the default image has $found installed (the chart is opt-in: PLOT=true)"
+    echo "chart-free: the default image has neither matplotlib nor numpy"
+  fi
   local bytes sum
   bytes=$(wc -c <"$out/host.norm.json")
   sum=$(sha256sum "$out/host.norm.json" | cut -c1-16)
@@ -392,11 +404,19 @@ lock() {
     PIP_CONFIG_FILE=/dev/null "$venv/bin/pip" install -q 'pip-tools==7.*'
   }
   cd "$ROOT"
-  local src
-  for src in pyproject.toml scripts/container/build-requirements.in; do
-    local out=requirements.lock extras=()
-    [[ $src == pyproject.toml ]] && extras=(--extra plot)  # the action draws the chart
-    [[ $src == pyproject.toml ]] || out=${src%.in}.lock
+  # requirements.lock: the default image (no chart); requirements-plot.lock: the `plot` image
+  # (PLOT=true), the same pins plus matplotlib's.
+  local src out
+  for out in requirements.lock requirements-plot.lock scripts/container/build-requirements.lock; do
+    local extras=()
+    src=pyproject.toml
+    case $out in
+      requirements-plot.lock)
+        extras=(--extra plot)
+        [[ -f $out ]] || cp requirements.lock "$out"  # start from the default image's pins
+        ;;
+      scripts/*) src=${out%.lock}.in ;;
+    esac
     PIP_CONFIG_FILE=/dev/null CUSTOM_COMPILE_COMMAND="scripts/container.sh lock" \
       "$venv/bin/pip-compile" --quiet --generate-hashes --strip-extras --allow-unsafe \
       "${extras[@]}" \

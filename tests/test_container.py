@@ -24,13 +24,19 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 DOCKERFILE = ROOT / "Dockerfile"
 SCRIPT = ROOT / "scripts" / "container.sh"
-LOCKS = [ROOT / "requirements.lock", ROOT / "scripts" / "container" / "build-requirements.lock"]
+LOCKS = [
+    ROOT / "requirements.lock",
+    ROOT / "scripts" / "container" / "build-requirements.lock",
+    ROOT / "requirements-plot.lock",
+]
+CHART_PACKAGES = {"matplotlib", "numpy"}
 
 # What the image may copy from the build context (see .dockerignore, an allow-list).
 ALLOWED_SOURCES = {
     "pyproject.toml",
     "README.md",
     "requirements.lock",
+    "requirements-plot.lock",
     "roofbot/",
     "templates/",
     "scripts/container/build-requirements.lock",
@@ -131,7 +137,7 @@ def test_pip_installs_are_pinned(steps: list[tuple[str, str]]) -> None:
             assert "--require-hashes" in run, run
         else:  # only the project's own wheel, without resolving anything
             assert "--no-deps" in run, run
-    assert any("-r /tmp/requirements.lock" in r for r in pip_runs)
+    assert any("lock=/tmp/requirements.lock" in r and '-r "$lock"' in r for r in pip_runs)
 
 
 def requirement_lines(lock: Path) -> list[str]:
@@ -169,6 +175,25 @@ def test_lock_covers_the_project_dependencies() -> None:
     assert backend["build-backend"] == "hatchling.build"
     build_pins = {canonical(line.split("==")[0]) for line in requirement_lines(LOCKS[1])}
     assert "hatchling" in build_pins
+
+
+def test_the_chart_is_opt_in() -> None:
+    """The default image installs requirements.lock, which has no chart library; PLOT=true
+    installs requirements-plot.lock: the same pins, plus the `plot` extra's."""
+    default = {canonical(ln.split("==")[0]): ln for ln in requirement_lines(LOCKS[0])}
+    plot = {canonical(ln.split("==")[0]): ln for ln in requirement_lines(LOCKS[2])}
+    assert not CHART_PACKAGES & default.keys(), CHART_PACKAGES & default.keys()
+    assert plot.keys() >= CHART_PACKAGES
+    for name, line in default.items():
+        assert plot.get(name) == line, f"{name} is pinned differently in the plot image"
+    text = DOCKERFILE.read_text()
+    assert re.search(r"^ARG PLOT=false$", text, re.M), "the chart must be off unless asked for"
+    assert 'if [ "$PLOT" = true ]; then lock=/tmp/requirements-plot.lock; fi' in text
+
+
+def test_standard_library_is_compiled_at_build_time(steps: list[tuple[str, str]]) -> None:
+    runs = args_of(steps, "RUN")
+    assert any(r.startswith("python -m compileall") and 'get_path("stdlib")' in r for r in runs)
 
 
 def test_dockerfile_passes_hadolint() -> None:
@@ -253,3 +278,4 @@ def test_container_json_matches_host() -> None:
         pytest.skip(f"container: {skip[0][len('skip: ') :]}")
     assert proc.returncode == 0, report
     assert any(ln.startswith("identical JSON:") for ln in proc.stdout.splitlines()), report
+    assert "chart-free: the default image has neither matplotlib nor numpy" in proc.stdout, report

@@ -158,7 +158,7 @@ def test_the_readme_opens_with_what_and_how_to_install_then_the_cli_then_configu
     assert heads[: len(order)] == order, heads
     doc = sections(text)
     install = doc["Install it on a records repository"]
-    assert "uses: OWNER/roofbot@" in install and "examples/publish-image.yml" in install
+    assert "uses: OWNER/roofbot@" in install and "examples/release.yml" in install
     assert "roofcheck" in install and "Require status checks to pass" in install
     for name in sorted(cli.commands):
         assert f"roofbot {name}" in doc["Command line"], f"README's CLI lacks roofbot {name}"

@@ -1,0 +1,310 @@
+"""What a records repository's users wait for, measured from outside in one run and printed as
+ratios side by side: the action's job in its container, the image's size, the users' corpus
+cold, the pre-commit hook, a pull request in git mode at 100 and 10,000 records, a 10,000-record
+cold sweep, and check-jsonschema on the same files. Each row says its target; a row whose tool
+is missing (podman, the image, the users' corpus, check-jsonschema) is skipped with the reason.
+Prints; never asserts a time.
+
+    python bench/bench_felt.py [--image TAG[=PLOT]]... [--corpus DIR] [--rounds N]
+
+--image: the action image(s) to run (default: $ROOFBOT_IMAGE or roofbot:ci, built by
+`scripts/container.sh build`); `=true` runs that image with the chart on (INPUT_PLOT), else
+action.yml's default. Every short time is the best of N rounds (default 3), interleaved with
+`python -c pass`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "bench"))
+from bench_pr import corpus, timed  # noqa: E402  (a packed git corpus; a PR timed with its calls)
+from bench_sweep import generate  # noqa: E402  (the generated records' shapes)
+from github_server import FakeGitHub  # noqa: E402
+from prkit import MPT, PR, make_pull, pull_event, run_roofbot, violating_copy  # noqa: E402
+
+BASE_IMAGE = "docker.io/library/python:3.12-slim"
+WS = "/github/workspace"
+TMP = "/github/runner_temp"
+
+
+@dataclass
+class Row:
+    what: str
+    value: str
+    against: str
+    ratio: str
+    target: str
+    met: str
+
+
+ROWS: list[Row] = []
+
+
+def row(what: str, value: str, against: str, ratio: str, target: str, met: bool | None) -> None:
+    ROWS.append(
+        Row(what, value, against, ratio, target, {True: "yes", False: "no", None: "-"}[met])
+    )
+    print(f"  {what}: {value} ({ratio} {against})", file=sys.stderr, flush=True)
+
+
+def skip(what: str, why: str) -> None:
+    ROWS.append(Row(what, "skipped", why, "", "", ""))
+    print(f"  {what}: skipped, {why}", file=sys.stderr, flush=True)
+
+
+def best(cmd: list[str], rounds: int, **kw: object) -> float:
+    times = []
+    for _ in range(rounds):
+        t = time.perf_counter()
+        subprocess.run(cmd, capture_output=True, check=False, **kw)  # type: ignore[call-overload]
+        times.append(time.perf_counter() - t)
+    return min(times)
+
+
+def roofbot_cmd() -> list[str]:
+    """The console script, as pre-commit and a user run it (else `python -m roofbot`)."""
+    script = Path(sys.executable).with_name("roofbot")
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "roofbot"]
+
+
+def python_pass(rounds: int) -> float:
+    return best([sys.executable, "-c", "pass"], rounds)
+
+
+# --- the container --------------------------------------------------------------------------------
+
+
+def action_inputs(plot: str | None) -> dict[str, str]:
+    """INPUT_* as the runner sets them from action.yml's defaults (hyphens kept)."""
+    action = yaml.safe_load((ROOT / "action.yml").read_text("utf-8"))
+    env = {f"INPUT_{k.upper()}": str(v.get("default", "")) for k, v in action["inputs"].items()}
+    if plot is not None:
+        env["INPUT_PLOT"] = plot
+    return env
+
+
+def podman_env() -> dict[str, str] | None:
+    if shutil.which("podman") is None:
+        return None
+    env = dict(os.environ)
+    state = Path(os.environ.get("ROOFBOT_CONTAINER_STATE", "/var/tmp/roofbot-container"))
+    if "CONTAINERS_CONF" not in env and (state / "containers.conf").is_file():
+        env["CONTAINERS_CONF"] = str(state / "containers.conf")  # runc, rlimits this host allows
+    return env
+
+
+def image_size(env: dict[str, str], image: str) -> float:
+    out = subprocess.run(
+        ["podman", "image", "inspect", "--format", "{{.Size}}", image],
+        env=env, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    return int(out.stdout.strip()) / 1e6
+
+
+def container_job(image: str, plot: str | None, rounds: int) -> None:
+    what = f"`roofbot pr` job in the container `{image}`, 1-record PR"
+    env = podman_env()
+    if env is None:
+        skip(what, "podman is not installed (scripts/container.sh deps)")
+        return
+    if subprocess.run(["podman", "image", "exists", image], env=env, check=False).returncode:
+        skip(what, f"no image {image} (scripts/container.sh build)")
+        return
+    inputs = action_inputs(plot)
+    with tempfile.TemporaryDirectory() as t:
+        tmp = Path(t)
+        pull = make_pull(tmp, {MPT: violating_copy()})
+        host, ctr, calls, final = [], [], 0, ""
+        for _ in range(rounds):
+            with FakeGitHub() as gh:  # the host's run: the same job, same inputs
+                gh.add_pull(PR, head_sha=pull.head, base_sha=pull.base)
+                run = run_roofbot(tmp, pull.repo, gh, "pull_request_target", pull_event(pull, gh),
+                                  **inputs)  # fmt: skip
+                host.append(run.seconds)
+            with FakeGitHub() as gh:
+                gh.add_pull(PR, head_sha=pull.head, base_sha=pull.base)
+                (tmp / "event.json").write_text(json.dumps(pull_event(pull, gh)), "utf-8")
+                for name in ("summary.md", "output.txt"):
+                    (tmp / name).write_text("", "utf-8")
+                job = {
+                    "HOME": f"{TMP}/home",
+                    "GITHUB_ACTIONS": "true",
+                    "GITHUB_EVENT_NAME": "pull_request_target",
+                    "GITHUB_EVENT_PATH": f"{TMP}/event.json",
+                    "GITHUB_REPOSITORY": gh.full_name,
+                    "GITHUB_API_URL": gh.base_url,
+                    "GITHUB_SERVER_URL": "https://github.com",
+                    "GITHUB_RUN_ID": "4242",
+                    "GITHUB_TOKEN": gh.token or "",
+                    "GITHUB_WORKSPACE": WS,
+                    "GITHUB_STEP_SUMMARY": f"{TMP}/summary.md",
+                    "GITHUB_OUTPUT": f"{TMP}/output.txt",
+                    "RUNNER_TEMP": TMP,
+                    **inputs,
+                }
+                args = ["podman", "run", "--rm", "--network", "host", "-v", f"{pull.repo}:{WS}",
+                        "-v", f"{tmp}:{TMP}", "-w", WS]  # fmt: skip
+                for name in job:
+                    args += ["-e", name]  # by name: values never on a command line
+                started = time.perf_counter()
+                proc = subprocess.run([*args, image, "pr"], env={**env, **job},
+                                      capture_output=True, text=True, check=False)  # fmt: skip
+                ctr.append(time.perf_counter() - started)
+                statuses = gh.statuses.get(pull.head, [])
+                final = statuses[-1]["state"] if statuses else "none"
+                calls = len(gh.requests)
+                if proc.returncode not in (0, 1) or final not in ("success", "failure"):
+                    skip(what, f"the job did not end with a final status (exit "
+                               f"{proc.returncode}, status {final}): {proc.stderr[-300:]}")  # fmt: skip
+                    return
+    plot_note = f", plot {inputs['INPUT_PLOT']}"
+    row(what + plot_note, f"{min(ctr):.2f} s ({final}, {calls} API calls)",
+        "the same job on the host", f"{min(ctr) / min(host):.2f}x", "reported", None)  # fmt: skip
+    size, base = image_size(env, image), image_size(env, BASE_IMAGE)
+    row(f"image `{image}` size", f"{size:.1f} MB", f"its base {BASE_IMAGE} ({base:.1f} MB)",
+        f"{size / base:.2f}x", "≤ 1.3x", size / base <= 1.3)  # fmt: skip
+
+
+# --- the users' corpus and pre-commit -------------------------------------------------------------
+
+
+def users_corpus(src: Path, rounds: int) -> Path | None:
+    what = "users' corpus, cold (no cache, one process)"
+    if not (src / "data").is_dir():
+        skip(what, f"no users' corpus at {src} (--corpus DIR)")
+        skip("pre-commit hook", f"no users' corpus at {src}")
+        return None
+    n = len(list((src / "data" / "benchmarks").glob("*.json")))
+    cmd = [*roofbot_cmd(), "check", "--repo", str(src), "--no-cache", "--jobs", "1"]
+    empty, t = python_pass(rounds), best(cmd, rounds)
+    row(f"{what}, {n} records", f"{t:.2f} s", f"`python -c pass` ({empty * 1000:.0f} ms)",
+        f"{t / empty:.1f}x", "≤ 1 s", t <= 1.0)  # fmt: skip
+    return src
+
+
+def pre_commit(src: Path, rounds: int) -> None:
+    """The hook's entry (`roofbot check --changed FILES`, .pre-commit-hooks.yaml) on 1 and 3
+    staged records of the users' corpus; pre-commit's own start-up is not in it."""
+    report = subprocess.run(
+        [*roofbot_cmd(), "check", "--repo", str(src), "--format", "json", "--no-cache"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    checked = [r["path"] for r in json.loads(report.stdout)["records"] if r["checks"]]
+    for k in (1, 3):
+        files = checked[:k]  # records a roof applies to: the hook's usual work
+        cmd = [*roofbot_cmd(), "check", "--changed", *files]
+        empty, t = python_pass(rounds), best(cmd, rounds, cwd=src)
+        row(f"pre-commit hook (`roofbot check --changed`), {k} changed record{'s' * (k > 1)}",
+            f"{t * 1000:.0f} ms", f"`python -c pass` ({empty * 1000:.0f} ms)",
+            f"{t / empty:.1f}x", "≤ 6x", t / empty <= 6)  # fmt: skip
+
+
+# --- git mode, the sweep, check-jsonschema --------------------------------------------------------
+
+
+def pr_git_mode(tmp: Path) -> None:
+    one = {MPT: violating_copy()}
+    results = {}
+    for n in (100, 10_000):
+        d = tmp / f"pr{n}"
+        d.mkdir()
+        results[n] = timed(d, corpus(d, n), one, f"one-{n}")
+    (ts, cs), (tl, cl) = results[100], results[10_000]
+    row("`roofbot pr`, git mode, 1-record PR: 10,000 records against 100",
+        f"{tl:.2f} s, {cl} API calls", f"100 records ({ts:.2f} s, {cs} API calls)",
+        f"{tl / ts:.2f}x", "≤ 1.5x, 4-5 API calls", tl / ts <= 1.5 and 4 <= cl <= 5)  # fmt: skip
+
+
+def check_jsonschema(root: Path, files: list[Path]) -> float | None:
+    exe = shutil.which("check-jsonschema") or shutil.which(
+        "check-jsonschema", path=str(Path(sys.executable).parent)
+    )
+    if exe is None:
+        return None
+    cmd = [exe, "--schemafile", str(root / "schemas" / "benchmark.schema.json"), *map(str, files)]
+    return best(cmd, 1)
+
+
+def valid_json(files: list[Path]) -> list[Path]:
+    """The files check-jsonschema can read (it stops at the first broken JSON file)."""
+    good = []
+    for p in files:
+        try:
+            json.loads(p.read_bytes())
+        except ValueError:
+            continue
+        good.append(p)
+    return good
+
+
+def sweep(tmp: Path, corpus_dir: Path | None) -> None:
+    root = tmp / "sweep"
+    root.mkdir()
+    files = generate(root, 10_000)
+    empty = python_pass(3)
+    cmd = [*roofbot_cmd(), "check", "--repo", str(root), "--no-cache", "--jobs", "1"]
+    t = best(cmd, 1)
+    row("10,000-record cold sweep, one process", f"{t:.1f} s",
+        f"`python -c pass` ({empty * 1000:.0f} ms)", f"{t / empty:.0f}x", "≤ 15 s",
+        t <= 15)  # fmt: skip
+    sets: list[tuple[str, Path, list[Path], Callable[[], float]]] = [
+        ("10,000 generated records", root, files, lambda: t)
+    ]
+    if corpus_dir is not None:
+        users = sorted((corpus_dir / "data" / "benchmarks").glob("*.json"))
+        ucmd = [*roofbot_cmd(), "check", "--repo", str(corpus_dir), "--no-cache", "--jobs", "1"]
+        sets.append(("the users' corpus", corpus_dir, users, lambda: best(ucmd, 3)))
+    for label, where, paths, ours in sets:
+        what = f"check-jsonschema on {label} (schema only, its valid JSON files)"
+        good = valid_json(paths)
+        theirs = check_jsonschema(where, good)
+        if theirs is None:
+            skip(what, "check-jsonschema is not installed (pip install -e '.[bench]')")
+            continue
+        mine = ours()
+        row(what, f"{theirs:.2f} s", f"roofbot's full check ({mine:.2f} s)",
+            f"roofbot {mine / theirs:.2f}x its time", "reference", None)  # fmt: skip
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--image", action="append", default=[])
+    ap.add_argument("--corpus", type=Path, default=ROOT.parent / "shared" / "records-repo")
+    ap.add_argument("--rounds", type=int, default=3)
+    opts = ap.parse_args()
+    for spec in opts.image or [os.environ.get("ROOFBOT_IMAGE", "roofbot:ci")]:
+        image, _, plot = spec.partition("=")
+        container_job(image, plot or None, opts.rounds)
+    with tempfile.TemporaryDirectory() as t:
+        corpus_dir = None
+        if (opts.corpus / "data").is_dir():  # a copy: nothing is written into the user's folder
+            shutil.copytree(opts.corpus, Path(t) / "users", ignore=shutil.ignore_patterns(".git"))
+        corpus_dir = users_corpus(Path(t) / "users" if (opts.corpus / "data").is_dir()
+                                  else opts.corpus, opts.rounds)  # fmt: skip
+        if corpus_dir is not None:
+            pre_commit(corpus_dir, opts.rounds)
+        pr_git_mode(Path(t))
+        sweep(Path(t), corpus_dir)
+    print("| what | measured | against | ratio | target | met? |")
+    print("|---|---|---|---|---|---|")
+    for r in ROWS:
+        print(f"| {r.what} | {r.value} | {r.against} | {r.ratio} | {r.target} | {r.met} |")
+
+
+if __name__ == "__main__":
+    main()
