@@ -42,7 +42,10 @@ def lacks(inp: Inputs) -> tuple[str, ...]:
             out.append("active parameters: the model is a mixture of experts with no active count")
     if inp.peak_tflops is None:
         out.append(
-            "peak FLOPS: the part has no dense flops rows" if inp.part else "peak FLOPS: no part"
+            "peak FLOPS: the part lists no dense row at a precision this run's matrix math can "
+            "use (an fp32 row never stands in for tensor math; a sparse row is never a dense one)"
+            if inp.part
+            else "peak FLOPS: no part"
         )
     if inp.rate.value is RateKind.AGGREGATE and inp.batch is None:
         out.append("batch: an aggregate needs a stated batch for a memory roof")
