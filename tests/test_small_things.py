@@ -4,9 +4,8 @@ repeated words, Python's words for JSON's, rows that say nothing, a command with
 
 from __future__ import annotations
 
-import re
-
 import json
+import re
 import shutil
 import subprocess
 import sys
