@@ -10,7 +10,7 @@ import pytest
 
 from roofbot.core.reader.asides import ASIDES
 from roofbot.core.reader.cues import CUES
-from roofbot.core.reader.reading import Mention, read_field
+from roofbot.core.reader.reading import Mention, lowered, read_field
 from roofbot.core.reader.rule import Stance
 from roofbot.core.reader.vocab import RULES
 
@@ -53,7 +53,7 @@ def test_rule_leaves_its_real_phrase_alone(rule: str, text: str) -> None:
 )
 def test_aside_claims_its_phrase(aside: str, text: str) -> None:
     a = next(x for x in ASIDES if x.name == aside)
-    assert a.pattern.search(text), f"{aside} does not claim {text!r}"
+    assert a.pattern.search(text if a.cased else lowered(text)), f"{aside} does not claim {text!r}"
 
 
 @pytest.mark.parametrize(
@@ -61,7 +61,7 @@ def test_aside_claims_its_phrase(aside: str, text: str) -> None:
 )
 def test_aside_leaves_its_phrase(aside: str, text: str) -> None:
     a = next(x for x in ASIDES if x.name == aside)
-    assert not a.pattern.search(text), f"{aside} claims {text!r}"
+    assert not a.pattern.search(text if a.cased else lowered(text)), f"{aside} claims {text!r}"
 
 
 def _stance_of(text: str, word: str) -> set[Stance]:
@@ -96,6 +96,22 @@ def test_cue_covers_its_word(cue: str, text: str, word: str) -> None:
 def test_cue_leaves_its_word(cue: str, text: str, word: str) -> None:
     stances = _stance_of(text, word)
     assert stances == {Stance.AFFIRMED}, f"{word!r} in {text!r} is {stances}"
+
+
+def test_a_pattern_that_reads_the_lowered_field_is_written_in_lower_case() -> None:
+    """A pattern reads its field lower-cased unless its rule says `cased`: a capital letter in
+    it (outside an escape such as \\d or \\S) could never match."""
+    import re
+
+    for x in (*RULES, *CUES, *ASIDES):
+        if not x.cased:
+            literal = re.sub(r"\\.", "", x.pattern.pattern)
+            assert not re.search(r"[A-Z]", literal), f"{x.name}: {x.pattern.pattern}"
+
+
+def test_lowering_keeps_every_offset() -> None:
+    for text in ("İstanbul H100 x8", "STRASSE ß", "ǅ Ǆ", "8x H100"):
+        assert len(lowered(text)) == len(text)
 
 
 def test_a_set_aside_reading_says_why() -> None:

@@ -12,8 +12,8 @@ ASIDES: tuple[Aside, ...] = (
         "link-width",
         _COUNTS,
         rx(
-            r"\b(?:\d+\s?[x×]\s?)?PCIe\s*(?:Gen\s?)?\d(?:\.\d)?(?:\s*[x×]\s?\d+)?(?:\s+lanes?)?"
-            r"|(?<![\w-])[x×]\d+\s+(?:lanes?|links?|slots?|PCIe)\b|\bGen\s?\d\s*[x×]\d+\b"
+            r"\b(?:\d+\s?[x×]\s?)?pcie\s*(?:gen\s?)?\d(?:\.\d)?(?:\s*[x×]\s?\d+)?(?:\s+lanes?)?"
+            r"|(?<![\w-])[x×]\d+\s+(?:lanes?|links?|slots?|pcie)\b|\bgen\s?\d\s*[x×]\d+\b"
         ),
         "a PCIe link (its lanes and width), not accelerators",
         (
@@ -28,9 +28,9 @@ ASIDES: tuple[Aside, ...] = (
         "host-cpu",
         _COUNTS,
         rx(
-            r"\b\d+\s?[x×]\s?(?:(?:Intel|AMD)\s+)?(?:Xeon|EPYC|Ryzen(?!\s+AI)|Core\s+i\d|Threadripper|"
-            r"Grace|CPUs?|sockets?|NICs?|SSDs?|NVMe|DIMMs?|ports?|nodes?|hosts?|servers?)\b"
-            r"|\b\d+\s?[x×]\s?\d+\s?(?:Gb|Gbit|GbE|Gb/s)\b|\b(?:dual|two|quad)[- ](?:socket|CPU)\b"
+            r"\b\d+\s?[x×]\s?(?:(?:intel|amd)\s+)?(?:xeon|epyc|ryzen(?!\s+ai)|core\s+i\d|threadripper|"
+            r"grace|cpus?|sockets?|nics?|ssds?|nvme|dimms?|ports?|nodes?|hosts?|servers?)\b"
+            r"|\b\d+\s?[x×]\s?\d+\s?(?:gb|gbit|gbe|gb/s)\b|\b(?:dual|two|quad)[- ](?:socket|cpu)\b"
         ),
         "the host's CPUs, sockets or other parts, not accelerators",
         (
@@ -43,7 +43,7 @@ ASIDES: tuple[Aside, ...] = (
     Aside(
         "api-version",
         _COUNTS,
-        rx(r"\b(?:Metal|CUDA|ROCm|Vulkan|OpenCL|SYCL|DirectML|oneAPI|HIP)\s?\d+(?:\.\d+)*\b"),
+        rx(r"\b(?:metal|cuda|rocm|vulkan|opencl|sycl|directml|oneapi|hip)\s?\d+(?:\.\d+)*\b"),
         "a GPU API's version, not accelerators",
         ("16-core Metal 3 GPU", "ROCm 6 GPUs", "CUDA 12 devices"),
         ("8 GPUs",),
@@ -51,7 +51,7 @@ ASIDES: tuple[Aside, ...] = (
     Aside(
         "software-version",
         _COUNTS,
-        rx(r"\b(?:Python|PyTorch|torch|driver|Ubuntu|macOS|iOS|v)\s?\d+(?:\.\d+)*\b"),
+        rx(r"\b(?:python|pytorch|torch|driver|ubuntu|macos|ios|v)\s?\d+(?:\.\d+)*\b"),
         "a software version, not accelerators",
         ("PyTorch 2.1.1, synapseAI 1.14.98, Ubuntu 22.04", "MLPerf Inference v4.0"),
         ("8 GPUs",),
@@ -59,7 +59,7 @@ ASIDES: tuple[Aside, ...] = (
     Aside(
         "core-count",
         _COUNTS,
-        rx(r"\b\d+[- ]?(?:core|CU|SM|EU|Xe-core|compute[- ]unit)s?\b|\b\d+C/\d+GPU\b"),
+        rx(r"\b\d+[- ]?(?:core|cu|sm|eu|xe-core|compute[- ]unit)s?\b|\b\d+c/\d+gpu\b"),
         "a core or compute-unit count, not accelerators",
         ("16-core Metal 3 GPU", "Apple M4 Pro 12C/16GPU", "40-core GPU"),
         ("2 GPUs",),
@@ -67,7 +67,7 @@ ASIDES: tuple[Aside, ...] = (
     Aside(
         "memory-capacity",
         _COUNTS,
-        rx(r"(?=\d)(?<![\d.])\d+(?:\.\d+)?\s?(?:GB|GiB|TB|MB|MiB)\b(?!/s)"),
+        rx(r"(?=\d)(?<![\d.])\d+(?:\.\d+)?\s?(?:gb|gib|tb|mb|mib)\b(?!/s)"),
         "a memory capacity, not accelerators",
         ("H100 80GB GPUs", "RTX PRO 6000 Blackwell (96GB)", "2x32752 MiB"),
         ("8 GPUs",),
@@ -75,7 +75,7 @@ ASIDES: tuple[Aside, ...] = (
     Aside(
         "rack-slice",
         _COUNTS,
-        rx(r"\bNVL\d+\b(?=[^.;]{0,40}?\b\d+[- ]?GPU\s+(?:slice|node|tray|partition|subset)\b)"),
+        rx(r"\bnvl\d+\b(?=[^.;]{0,40}?\b\d+[- ]?gpu\s+(?:slice|node|tray|partition|subset)\b)"),
         "a rack's name; the text names the slice that ran",
         ("GB300 NVL72 8-GPU slice",),
         ("CoreWeave GB200 NVL72 rack",),
@@ -84,8 +84,8 @@ ASIDES: tuple[Aside, ...] = (
         "part-generation",
         _COUNTS,
         rx(
-            r"\b(?:Gaudi|Trainium|Inferentia|Trn|Inf|Ascend|Xe)\s?\d\w*\b|\bTPU\s?v\d\w*\b"
-            r"|\bM\d(?:\s(?:Pro|Max|Ultra))?\b"
+            r"\b(?:gaudi|trainium|inferentia|trn|inf|ascend|xe)\s?\d\w*\b|\btpu\s?v\d\w*\b"
+            r"|\bm\d(?:\s(?:pro|max|ultra))?\b"
         ),
         "a part's name and generation, not a count",
         ("8x Intel Gaudi 2 OAM accelerators", "Apple M4 Pro GPU", "TPU v5e chips"),
@@ -94,7 +94,7 @@ ASIDES: tuple[Aside, ...] = (
     Aside(
         "llama-bench-prompt-test",
         frozenset({Kind.PARALLELISM, Kind.COUNT}),
-        rx(r"(?<![\w-])pp\d{2,}\b", 0),
+        rx(r"(?<![\w-])pp\d{3,}\b"),
         "llama-bench's prompt-processing test label, not pipeline parallelism",
         ("pp512 = 1460 t/s, tg128 = 61.9 t/s",),
         ("PP4 TP8",),
@@ -103,8 +103,8 @@ ASIDES: tuple[Aside, ...] = (
         "kv-cache-format",
         frozenset({Kind.PRECISION}),
         rx(
-            r"\b(?:FP8|INT8|FP16|BF16|FP4|NVFP4)\s+KV(?:[- ]cache)?\b|--kv-cache-dtype[= ]\w+"
-            r"|\bKV[- ]cache(?: dtype)?\s*(?:in|=|:|is|was)?\s*(?:FP8|INT8|FP16|BF16)\b"
+            r"\b(?:fp8|int8|fp16|bf16|fp4|nvfp4)\s+kv(?:[- ]cache)?\b|--kv-cache-dtype[= ]\w+"
+            r"|\bkv[- ]cache(?: dtype)?\s*(?:in|=|:|is|was)?\s*(?:fp8|int8|fp16|bf16)\b"
         ),
         "the KV cache's format, not the precision the matrix math runs in",
         (

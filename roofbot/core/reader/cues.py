@@ -121,6 +121,7 @@ OTHER_RUNS: tuple[Cue, ...] = (
         (("see [[mpt7b-a100-bs64-aggregate-output-tps]] at batch 64", "batch 64"),),
         (("llama-bench, batch size 1", "batch size 1"),),
         fields=frozenset({"unit", "methodology", "notes"}),
+        cased=True,  # an id is lower case; a model's name ("Llama-3.1-8B-Instruct") is not
     ),
 )
 

@@ -88,17 +88,26 @@ def _reach(field: Field, cue: Cue, m: re.Match[str]) -> Span:
     }[cue.scope]
 
 
-def _covers(field: Field, cues: Iterable[Cue], asides: Iterable[Aside]) -> list[_Cover]:
+def lowered(text: str) -> str:
+    """`text` in lower case, letter for letter (a letter whose lower case is longer, as "İ" is,
+    stays as it is), so that every offset into it is an offset into `text`."""
+    low = text.lower()
+    if len(low) == len(text):
+        return low
+    return "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+
+
+def _covers(field: Field, low: str, cues: Iterable[Cue], asides: Iterable[Aside]) -> list[_Cover]:
     out = []
     for a in asides:
-        for m in a.pattern.finditer(field.text):
+        for m in a.pattern.finditer(field.text if a.cased else low):
             span = Span(m.start(), m.end())
             why = f'"{" ".join(m[0].split())}": {a.reason}'
             out.append(_Cover(span, span, Stance.SET_ASIDE, why, a.shields))
     for c in cues:
         if c.fields is not None and field.name not in c.fields:
             continue
-        for m in c.pattern.finditer(field.text):
+        for m in c.pattern.finditer(field.text if c.cased else low):
             words = Span(m.start(), m.end())
             why = f'{c.stance.value}: "{" ".join(m[0].split())}" ({c.name})'
             out.append(_Cover(_reach(field, c, m), words, c.stance, why))
@@ -148,12 +157,15 @@ def read_field(
     where `this_run` is asked for, the field's text about this run alone (for matching part
     names). A field no rule matches needs no clauses, cues or asides."""
     text = text[:MAX_FIELD]
-    matches = [(rule, m) for rule in rules for m in rule.pattern.finditer(text)]
+    low = lowered(text)
+    matches = [
+        (rule, m) for rule in rules for m in rule.pattern.finditer(text if rule.cased else low)
+    ]
     if not matches and not this_run:
         return [], text
     field = split_field(name, text)
     kinds = {rule.kind for rule, _ in matches}
-    covers = _covers(field, cues, [a for a in asides if a.shields & kinds])
+    covers = _covers(field, low, cues, [a for a in asides if a.shields & kinds])
     found = []
     for rule, m in matches:
         stance, why = _stance(rule, m, covers)

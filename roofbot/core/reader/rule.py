@@ -57,6 +57,7 @@ class Rule(Generic[T]):
     reads: tuple[tuple[str, T], ...]
     leaves: tuple[str, ...] = ()
     weak: bool = False
+    cased: bool = False
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,7 @@ class Aside:
     reason: str
     reads: tuple[str, ...]
     leaves: tuple[str, ...] = ()
+    cased: bool = False
 
 
 class Scope(Enum):
@@ -107,10 +109,13 @@ class Cue:
     leaves: tuple[tuple[str, str], ...] = ()
     fields: frozenset[str] | None = None
     """The fields the cue is read in; None: every field."""
+    cased: bool = False
 
 
-def rx(pattern: str, flags: int = re.IGNORECASE) -> re.Pattern[str]:
-    """A rule's pattern, compiled case-blind unless told otherwise."""
+def rx(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """A rule's pattern. Patterns are written in lower case and read each field lower-cased
+    (the engine then scans for a pattern's opening letters fast); a rule, cue or aside that
+    needs the text's own case says `cased` and reads the field as written."""
     return re.compile(pattern, flags)
 
 

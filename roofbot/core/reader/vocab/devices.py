@@ -8,15 +8,15 @@ from typing import Any
 
 from roofbot.core.reader.rule import Kind, Rule, const, integer, rx
 
-_BRAND = r"(?:(?:NVIDIA|AMD|Intel|Apple|Google|Huawei|Qualcomm)\s+)?"
-_LINE = r"(?:(?:GeForce|Radeon|Instinct|Tesla|Arc|Data Center GPU)\s+)?"
+_BRAND = r"(?:(?:nvidia|amd|intel|apple|google|huawei|qualcomm)\s+)?"
+_LINE = r"(?:(?:geforce|radeon|instinct|tesla|arc|data center gpu)\s+)?"
 _PART_TOKEN = (
-    r"(?-i:(?:RTX|GTX|Titan|Radeon|Instinct|Arc|Gaudi|TPU|Ascend|Wormhole|Blackhole)"
-    r"(?:\s(?:AI\s)?(?:PRO\s)?[A-Z]{0,2}\d{1,4}\w*)?(?:\s(?:Ti|SUPER|XTX|XT))?"
-    r"|MI\d{2,3}\w*|[HBAVL]\d{2,3}\w*|T4|GB\d{3}\w*|Trn\d|Trainium|Inferentia|Inf\d"
-    r"|RX\s?\d{4}\w*(?:\s(?:XTX|XT))?|WSE-?\d\w*|\d{4} Ti)"
+    r"(?:(?:rtx|gtx|titan|radeon|instinct|arc|gaudi|tpu|ascend|wormhole|blackhole)"
+    r"(?:\s(?:ai\s)?(?:pro\s)?[a-z]{0,2}\d{1,4}\w*)?(?:\s(?:ti|super|xtx|xt))?"
+    r"|mi\d{2,3}\w*|[hbavl]\d{2,3}\w*|t4|gb\d{3}\w*|trn\d|trainium|inferentia|inf\d"
+    r"|rx\s?\d{4}\w*(?:\s(?:xtx|xt))?|wse-?\d\w*|\d{4} ti)"
 )
-_NOUN = r"(?:GPUs?|cards?|accelerators?|devices?|chips?|dies|APUs?|NPUs?|wafers?)"
+_NOUN = r"(?:gpus?|cards?|accelerators?|devices?|chips?|dies|apus?|npus?|wafers?)"
 PART_OR_NOUN = rf"{_BRAND}{_LINE}(?:{_PART_TOKEN}|{_NOUN})\b"
 """Where a count may stand: before an accelerator noun or a part's name."""
 
@@ -57,6 +57,7 @@ COUNT_RULES: tuple[Rule[int], ...] = (
             ("AMD Instinct MI300X x8", 8),
         ),
         ("gfx906:sramecc+:xnack-", "host link 4x PCIe 4.0 x16", "12 nodes x 8 H100"),
+        cased=True,  # "H100 x8": a part's capital or digit stands before the x
     ),
     Rule(
         "n-part",
@@ -97,7 +98,7 @@ COUNT_RULES: tuple[Rule[int], ...] = (
         "machines-each-with",
         Kind.COUNT,
         rx(
-            rf"\b({'|'.join(_WORDS)}|\d+) (?:machines|hosts|boxes|PCs|computers|nodes) \((?:one|each) with"
+            rf"\b({'|'.join(_WORDS)}|\d+) (?:machines|hosts|boxes|pcs|computers|nodes) \((?:one|each) with"
         ),
         lambda m: _WORDS.get(m[1].lower()) or int(m[1]),
         (("three machines (one with an RTX 4090, two others each with a 4060 Ti)", 3),),
@@ -106,7 +107,7 @@ COUNT_RULES: tuple[Rule[int], ...] = (
     Rule(
         "one-device-system",
         Kind.COUNT,
-        rx(r"\b(?:MacBook(?: Pro| Air)?|Mac Studio|Mac mini|iMac|laptop|DGX Spark)\b"),
+        rx(r"\b(?:macbook(?: pro| air)?|mac studio|mac mini|imac|laptop|dgx spark)\b"),
         const(1),
         (("Hardware: MacBook Pro 14-inch M3 Pro, 18GB unified memory", 1), ("on a DGX Spark", 1)),
         ("Mac16,8 firmware",),
@@ -116,7 +117,7 @@ COUNT_RULES: tuple[Rule[int], ...] = (
         "tensor-parallel-degree",
         Kind.COUNT,
         rx(
-            r"(?:(?<![\w-])|(?<=--))(?:TP|tp)\s*[=:]?\s*(\d+)\b"
+            r"(?:(?<![\w-])|(?<=--))tp\s*[=:]?\s*(\d+)\b"
             r"|(?<![\w-])--?(?:tensor-parallel-size|tp|tp-size)[= ](\d+)\b|\btp_size[= ](\d+)\b"
             r"|\b(\d+)-way tensor[- ]parallel"
             r"|\btensor[- ]parallel(?:ism)?\s+(?:size|degree)\s*(?:of|=|:)?\s*(\d+)\b"
@@ -137,7 +138,7 @@ COUNT_RULES: tuple[Rule[int], ...] = (
     Rule(
         "rack-name",
         Kind.COUNT,
-        rx(r"\bNVL(\d+)\b", 0),
+        rx(r"\bnvl(\d+)\b", 0),
         integer(),
         (("CoreWeave GB200 NVL72 rack", 72),),
         ("NVIDIA H100 NVL", "GB300 NVL72 8-GPU slice"),
@@ -146,7 +147,7 @@ COUNT_RULES: tuple[Rule[int], ...] = (
     Rule(
         "visible-devices",
         Kind.COUNT,
-        re.compile(r"\b(?:HIP|CUDA|ROCR)_VISIBLE_DEVICES=((?:\d+,)*\d+)"),
+        rx(r"\b(?:hip|cuda|rocr)_visible_devices=((?:\d+,)*\d+)"),
         lambda m: len(set(m[1].split(","))),
         (("2 GPUs via HIP_VISIBLE_DEVICES=0,1", 2), ("CUDA_VISIBLE_DEVICES=1,1,1", 1)),
         ("scaled by HIP_VISIBLE_DEVICES.",),
@@ -157,8 +158,8 @@ PER_DEVICE_RULE: Rule[int] = Rule(
     "per-device-unit",
     Kind.PER_DEVICE,
     rx(
-        r"\bper[- ](?:GPU|accelerator|device|card|chip)\b(?!\s*(?:power\s+)?(?:cap|limit|TDP|power))"
-        r"|\btok(?:en)?s?/s/(?:GPU|chip|device)\b"
+        r"\bper[- ](?:gpu|accelerator|device|card|chip)\b(?!\s*(?:power\s+)?(?:cap|limit|tdp|power))"
+        r"|\btok(?:en)?s?/s/(?:gpu|chip|device)\b"
     ),
     const(1),
     (
@@ -177,7 +178,7 @@ DEVICE_MEMORY_RULE: Rule[float] = Rule(
     "device-memory",
     Kind.DEVICE_MEMORY,
     rx(
-        r"(?=\d)(?<![\w.~])(\d+(?:\.\d+)?)\s?GB\s+(?:of\s+)?(?:VRAM|unified memory|HBM\w*|GDDR\w*)\b"
+        r"(?=\d)(?<![\w.~])(\d+(?:\.\d+)?)\s?gb\s+(?:of\s+)?(?:vram|unified memory|hbm\w*|gddr\w*)\b"
     ),
     lambda m: float(m[1]),
     (
@@ -195,7 +196,7 @@ PARALLELISM_RULES: tuple[Rule[str], ...] = (
         Kind.PARALLELISM,
         rx(
             r"(?<![\w-])-sm\s+(?:tensor|row)\b|--split-mode[= ](?:row|tensor)\b"
-            r"|\btensor[- ](?:parallel\w*|split)\b|(?<![\w-])TP\s*=?\s*\d+\b|(?<![\w-])tp\s*=\s*\d+"
+            r"|\btensor[- ](?:parallel\w*|split)\b|(?<![\w-])tp\s*=?\s*\d+\b|(?<![\w-])tp\s*=\s*\d+"
             r"|--tensor-parallel-size\b|(?<![\w-])-?-tp[= ]\d+|\btp_size[= ][2-9]"
         ),
         const("tensor"),
@@ -212,9 +213,9 @@ PARALLELISM_RULES: tuple[Rule[str], ...] = (
     Rule(
         "layer-split",
         Kind.PARALLELISM,
-        re.compile(
-            r"(?i:(?<![\w-])-sm\s+layer\b|--split-mode[= ]layer\b|\blayer[- ]split\b"
-            r"|\bpipeline[- ]parallel\w*)|(?<![\w-])PP\s*=?\s*\d{1,2}\b"
+        rx(
+            r"(?<![\w-])-sm\s+layer\b|--split-mode[= ]layer\b|\blayer[- ]split\b"
+            r"|\bpipeline[- ]parallel\w*|(?<![\w-])pp\s*=?\s*\d{1,2}\b"
         ),
         const("pipeline"),
         (
@@ -230,12 +231,12 @@ BANDWIDTH_RULE: Rule[float] = Rule(
     "device-bandwidth",
     Kind.BANDWIDTH,
     rx(
-        r"(?:GDDR\w*|HBM\w*|LPDDR\w*|unified memory|memory|VRAM)\s+(?:at|of|with)\s+"
-        r"(\d+(?:\.\d+)?)\s?([GT]B/s)"
-        r"|(?=\d)(?<![\w.])(\d+(?:\.\d+)?)\s?([GT]B/s)\s+(?:memory\s+)?bandwidth\b"
-        r"|bandwidth\s+(?:of|is|=|:)\s*(\d+(?:\.\d+)?)\s?([GT]B/s)"
-        r"|\((\d+(?:\.\d+)?)\s?([GT]B/s)\s+(?:HBM\w*|GDDR\w*|LPDDR\w*)\)"
-        r"|(?:unified|LPDDR\w*|GDDR\w*|HBM\w*)(?: memory)?,\s*(\d+(?:\.\d+)?)\s?([GT]B/s)"
+        r"(?:gddr\w*|hbm\w*|lpddr\w*|unified memory|memory|vram)\s+(?:at|of|with)\s+"
+        r"(\d+(?:\.\d+)?)\s?([gt]b/s)"
+        r"|(?=\d)(?<![\w.])(\d+(?:\.\d+)?)\s?([gt]b/s)\s+(?:memory\s+)?bandwidth\b"
+        r"|bandwidth\s+(?:of|is|=|:)\s*(\d+(?:\.\d+)?)\s?([gt]b/s)"
+        r"|\((\d+(?:\.\d+)?)\s?([gt]b/s)\s+(?:hbm\w*|gddr\w*|lpddr\w*)\)"
+        r"|(?:unified|lpddr\w*|gddr\w*|hbm\w*)(?: memory)?,\s*(\d+(?:\.\d+)?)\s?([gt]b/s)"
     ),
     lambda m: (
         float(next(g for g in m.groups()[0::2] if g))

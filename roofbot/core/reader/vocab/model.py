@@ -23,8 +23,8 @@ PRECISION_RULE: Rule[str] = Rule(
     "precision-word",
     Kind.PRECISION,
     rx(
-        r"(?<![a-z0-9])W?(NVFP4|MXFP4|FP4|FP6|FP8|E4M3|E5M2|BF16|bfloat16|FP16|float16|FP32|INT8|"
-        r"INT4|W8A8|W8A16|W4A16|W4A8|W4A4)(?![a-z0-9])"
+        r"(?<![a-z0-9])w?(nvfp4|mxfp4|fp4|fp6|fp8|e4m3|e5m2|bf16|bfloat16|fp16|float16|fp32|int8|"
+        r"int4|w8a8|w8a16|w4a16|w4a8|w4a4)(?![a-z0-9])"
         r"|--dtype[= ](bfloat16|float16|half|bf16|fp16)\b|--quantization[= ](fp8)\b"
     ),
     lambda m: next(g for g in m.groups() if g).lower(),
@@ -50,7 +50,7 @@ PRECISION_RULE: Rule[str] = Rule(
 GGUF_TYPE_RULE: Rule[str] = Rule(
     "gguf-type",
     Kind.GGUF_TYPE,
-    rx(r"(?<![\w-])(Q[1-8]_(?:K_[SML]|K|[01])|IQ[1-4]_(?:XXS|XS|S|M|NL))(?![\w])"),
+    rx(r"(?<![\w-])(q[1-8]_(?:k_[sml]|k|[01])|iq[1-4]_(?:xxs|xs|s|m|nl))(?![\w])"),
     lambda m: m[1].upper(),
     (("Llama 3.2 3B (Q4_K_M)", "Q4_K_M"), ("Q8_0 quantization, 24GB VRAM", "Q8_0")),
     ("Qwen3.8-27B (Q4_K_XL, 17.545 GB)", "gguf-q4-k-m"),
@@ -86,12 +86,13 @@ PARAMS_RULE: Rule[tuple[float, float | None]] = Rule(
         ("Qwen3-0.6B.w8a8", (0.6, None)),
     ),
     ("RTX PRO 6000 Blackwell (96GB)", "16GB VRAM", "1.04211e+06", "(MoE, 3B active)"),
+    cased=True,  # "70B", "2.4T": a size's capital letter, never "100 t/s"
 )
 
 ACTIVE_RULE: Rule[float] = Rule(
     "active-params",
     Kind.ACTIVE,
-    rx(r"(?=\d)(?<![\w.])(\d+(?:\.\d+)?)\s?B\s+active\b|\bA(\d+(?:\.\d+)?)B\b"),
+    rx(r"(?=\d)(?<![\w.])(\d+(?:\.\d+)?)\s?b\s+active\b|\ba(\d+(?:\.\d+)?)b\b"),
     lambda m: float(m[1] or m[2]),
     (("Qwen3.5 35B-A3B (MoE, 3B active)", 3.0), ("Qwen3-30B-A3B", 3.0)),
     ("MPT-7B (FP16)",),
@@ -101,7 +102,7 @@ MOE_RULE: Rule[str] = Rule(
     "moe-word",
     Kind.MOE,
     rx(
-        r"\bMoE\b|\bmixture[- ]of[- ]experts\b|\bexperts?\b|\bexpert[- ]parallel\w*|(?<![\w-])EP\s?=\s?\d+"
+        r"\bmoe\b|\bmixture[- ]of[- ]experts\b|\bexperts?\b|\bexpert[- ]parallel\w*|(?<![\w-])ep\s?=\s?\d+"
     ),
     const("moe"),
     (
@@ -113,14 +114,17 @@ MOE_RULE: Rule[str] = Rule(
 )
 
 _NOT_APPROX = r"(?=\d)(?<![~≈])(?<!about )(?<!approx\. )(?<!around )(?<!roughly )(?<!up to )(?<!~ )"
-_SIZE = r"(?<![\w.~])(\d+(?:\.\d+)?)\s?(GiB|GB|TiB|TB)\b(?!/s)"
+_SIZE = r"(?<![\w.~])(\d+(?:\.\d+)?)\s?(gib|gb|tib|tb)\b(?!/s)"
+
+_UNITS = {"gib": "GiB", "gb": "GB", "tib": "TiB", "tb": "TB"}
+"""A size's unit, read lower-cased, as it is written."""
 
 WEIGHT_SIZE_RULES: tuple[Rule[tuple[float, str]], ...] = (
     Rule(
         "size-in-model-name",
         Kind.WEIGHT_SIZE,
         re.compile(r"\((?:[^()]*?,\s*)?" + _NOT_APPROX + _SIZE + r"\s*\)"),
-        lambda m: (float(m[1]), m[2]),
+        lambda m: (float(m[1]), _UNITS[m[2]]),
         (
             ("Bonsai-27B (Q1_0, 3.53 GiB)", (3.53, "GiB")),
             ("gpt-oss-120b MXFP4 MoE (59.02 GiB)", (59.02, "GiB")),
@@ -133,16 +137,15 @@ WEIGHT_SIZE_RULES: tuple[Rule[tuple[float, str]], ...] = (
         "size-of-weights",
         Kind.WEIGHT_SIZE,
         re.compile(
-            _NOT_APPROX + _SIZE + r"\s+of\s+(?:FP16\s+|BF16\s+)?weights\b"
+            _NOT_APPROX + _SIZE + r"\s+of\s+(?:fp16\s+|bf16\s+)?weights\b"
             r"|\bweights?\s*(?:are|is|of|=|:)\s*"
             + _NOT_APPROX
             + _SIZE
-            + r"|\b(?:model|file|GGUF) size\s*(?:of|=|:|is)?\s*"
+            + r"|\b(?:model|file|gguf) size\s*(?:of|=|:|is)?\s*"
             + _NOT_APPROX
             + _SIZE,
-            re.IGNORECASE,
         ),
-        lambda m: (float(m[1] or m[3] or m[5]), str(m[2] or m[4] or m[6])),
+        lambda m: (float(m[1] or m[3] or m[5]), _UNITS[m[2] or m[4] or m[6]]),
         (
             ("MPT-7B in FP16 is 14 GB of weights", (14.0, "GB")),
             ("model size 17.545 GB on disk", (17.545, "GB")),
@@ -163,10 +166,10 @@ WEIGHT_BOUND_RULE: Rule[tuple[float, str]] = Rule(
     "memory-footprint-bound",
     Kind.WEIGHT_BOUND,
     rx(
-        r"(?=\d)(?<![\w.~])(\d+(?:\.\d+)?)\s?(GiB|GB)\s+(?:model\s+)?footprint\b"
-        r"|\bpeak memory\s*(?:of|=|:)?\s*(\d+(?:\.\d+)?)\s?(GiB|GB)\b"
+        r"(?=\d)(?<![\w.~])(\d+(?:\.\d+)?)\s?(gib|gb)\s+(?:model\s+)?footprint\b"
+        r"|\bpeak memory\s*(?:of|=|:)?\s*(\d+(?:\.\d+)?)\s?(gib|gb)\b"
     ),
-    lambda m: (float(m[1] or m[3]), str(m[2] or m[4])),
+    lambda m: (float(m[1] or m[3]), _UNITS[m[2] or m[4]]),
     (
         ("100% of model layers offloaded. 20.5 GB model footprint.", (20.5, "GB")),
         ("Peak memory 18.20 GB.", (18.2, "GB")),

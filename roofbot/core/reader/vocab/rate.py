@@ -47,7 +47,7 @@ BATCH_RULES: tuple[Rule[int], ...] = (
     Rule(
         "b-equals",
         Kind.BATCH,
-        rx(r"(?<![\w-])B\s*=\s*(\d+)\b", 0),
+        rx(r"(?<![\w-])b\s*=\s*(\d+)\b", 0),
         integer(),
         (("tok/s (saturated prefill, 128K context, B=3, cold cache)", 3),),
         ("mean 29.402 -> 61.657 t/s", "-b 2048 -ub 1024"),
@@ -127,7 +127,7 @@ BATCH_RULES: tuple[Rule[int], ...] = (
     Rule(
         "mlperf-scenario",
         Kind.BATCH,
-        rx(r"\b(?:Offline|Server|Interactive) scenario\b"),
+        rx(r"\b(?:offline|server|interactive) scenario\b"),
         const(UNKNOWN),
         (("Datacenter suite, Offline scenario, submitted by AMD", UNKNOWN),),
         ("Offline: Llama 2 70B on AMD's own node",),
@@ -189,16 +189,16 @@ SPECULATIVE_RULE: Rule[str] = Rule(
     "speculative",
     Kind.SPECULATIVE,
     rx(
-        r"speculative\b|spec(?:ulation)?[- ]decod\w*|MTP\b(?<![\w-]MTP)|EAGLE[- ]?\d?\b"
-        r"|Medusa\b|draft model\b|DSPARK\b|lookahead decoding\b"
+        r"speculative\b|spec(?:ulation)?[- ]decod\w*|mtp\b(?<![\w-]mtp)|eagle[- ]?\d?\b"
+        r"|medusa\b|draft model\b|dspark\b|lookahead decoding\b"
         r"|prompt[- ]lookup(?: decoding)?\b|n-?gram (?:speculation|decoding|drafting)\b"
         r"|multi-token prediction\b"
     ),
     lambda m: m[0],
     (
         ("Qwen3-8B Q4_K_M + Qwen3-0.6B Q8_0 draft model", "draft model"),
-        ("tok/s decode, single stream, DSPARK block_size=2", "DSPARK"),
-        ("EAGLE-3 speculative decoding", "EAGLE-3"),
+        ("tok/s decode, single stream, DSPARK block_size=2", "dspark"),
+        ("EAGLE-3 speculative decoding", "eagle-3"),
         ("vLLM with prompt lookup decoding", "prompt lookup decoding"),
         ("--speculative-config ngram, n-gram speculation", "n-gram speculation"),
     ),
