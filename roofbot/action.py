@@ -563,8 +563,11 @@ def evaluate(
         if _relevant(f.path, config, s.config_path)
         or (f.old_path and _relevant(f.old_path, config, s.config_path))
     ]
-    if config_problem is None and (problems := pin_problems(repo)):
-        config_problem = "; ".join(problems)  # a pin that points at nothing, in this tree
+    # the PR's own pins, in the PR's tree: a pin that points at nothing would break the base
+    # once merged, even where this run applies none of the PR's pins
+    head_repo = Repository(inputs.tree, head_cfg, Schemas(s.workspace / "schemas"))
+    if config_problem is None and (problems := pin_problems(head_repo)):
+        config_problem = "; ".join(problems)
     records, deps = paths_to_check(repo, relevant, instrument, s.paths)
     invalid = invalid_changed_catalogue(repo, relevant)
     if s.sweep:  # `/roofcheck all`: the whole corpus at the PR's head

@@ -72,7 +72,8 @@ def speculative(ctx: Context) -> tuple[Input[str] | None, Input[float] | None]:
     found = ctx.reading.stated(Kind.SPECULATIVE, ("name", "model", "unit", "methodology"))
     if not found:
         return None, None
-    spec = Input(str(found[0].value), found[0].source, Basis.TEXT)
+    m = found[0]  # the words as written ("EAGLE-3"), not as the rule read them
+    spec = Input(m.field.text[m.span.start : m.span.end], m.source, Basis.TEXT)
     if p := ctx.pin("tokens_per_step"):
         return spec, p
     tps = ctx.reading.stated(Kind.TOKENS_PER_STEP, ("unit", "methodology", "notes"))

@@ -189,7 +189,7 @@ SPECULATIVE_RULE: Rule[str] = Rule(
     "speculative",
     Kind.SPECULATIVE,
     rx(
-        r"speculative\b|spec(?:ulation)?[- ]decod\w*|mtp\b(?<![\w-]mtp)|eagle[- ]?\d?\b"
+        r"speculative\b|spec(?:ulation)?[- ]decod\w*|mtp\b(?<![\w-]mtp)|eagle(?:[- ]?\d)?\b"
         r"|medusa\b|draft model\b|dspark\b|lookahead decoding\b"
         r"|prompt[- ]lookup(?: decoding)?\b|n-?gram (?:speculation|decoding|drafting)\b"
         r"|multi-token prediction\b"
