@@ -10,7 +10,7 @@ from typing import NamedTuple
 from roofbot.core.provenance import clip
 from roofbot.core.results import Calibration, Message, RecordResult, Report, RoofCheck, Verdict
 from roofbot.core.units import show_input
-from roofbot.render.findings import Finding
+from roofbot.render.findings import Finding, record_fix
 
 _COLOURS = {
     Verdict.ERROR: "\x1b[1;31m",
@@ -233,4 +233,6 @@ def explain_record(r: RecordResult) -> str:
         out.append(f"  {m.level}: {_clean(m.text, 300)}")
     for lack in r.lacks:
         out.append(f"  lacks: {_clean(lack, 300)}")
+    if fix := record_fix(r):
+        out.append(f"  to fix: {_clean(fix, 400)}")
     return "\n".join(out) + "\n"
