@@ -239,6 +239,7 @@ class Inputs:
     source: Literal["git", "api"]
     notes: tuple[str, ...] = ()  # what the report must say about how the files were read
     head_config_problem: str | None = None  # the PR's config is there but can't be read
+    base_tree: Tree | None = None  # the base commit, for before and after (None: not shown)
 
 
 def head_config(tree: Tree, path: str, present: bool) -> tuple[str | None, str | None]:
@@ -267,14 +268,17 @@ def _relevant(path: str, cfg: Config, config_path: str) -> bool:
 
 def gather_git(s: Settings) -> Inputs:
     head = GitTree(s.workspace, s.event.head_sha)
-    base = GitTree(s.workspace, s.event.base_sha)
+    base = GitTree(s.workspace, s.event.base_sha)  # kept open for before and after
     try:
         base_text = base.text(s.config_path)
-    finally:
+        files = changed_files(s.workspace, s.event.base_sha, s.event.head_sha)
+    except BaseException:
         base.close()
-    files = changed_files(s.workspace, s.event.base_sha, s.event.head_sha)
+        raise
     head_text, problem = head_config(head, s.config_path, s.config_path in head.entries)
-    return Inputs(head, base_text, head_text, files, "git", head_config_problem=problem)
+    return Inputs(
+        head, base_text, head_text, files, "git", head_config_problem=problem, base_tree=base
+    )
 
 
 def gather_api(s: Settings, client: Any, base_cfg: Config, out: TextIO) -> Inputs:
@@ -340,7 +344,7 @@ def gather_api(s: Settings, client: Any, base_cfg: Config, out: TextIO) -> Input
             f.path == s.config_path and f.status == "deleted" for f in files
         )
         head_text, problem = head_config(tree, s.config_path, not deleted)
-    return Inputs(tree, base_text, head_text, files, "api", tuple(notes), problem)
+    return Inputs(tree, base_text, head_text, files, "api", tuple(notes), problem, base_tree)
 
 
 # ------------------------------------------------------------------ policy and instrument
@@ -545,7 +549,18 @@ def evaluate(s: Settings, inputs: Inputs) -> Outcome:
         report = dataclasses.replace(report, messages=(*report.messages, *extra))
     links = gotcha_paths(config, repo.catalogue())
     chart = draw_chart(report, config, s.plot_dir)
+    comparison = None
+    if inputs.base_tree is not None and not s.sweep:
+        from roofbot.before_after import compare_with_base
+
+        renames = {f.path: f.old_path for f in relevant if f.old_path}
+        base_config = merge_config(base_cfg, base_cfg, s.fail_on)
+        comparison = compare_with_base(
+            report, inputs.base_tree, base_config, s.workspace / "schemas", records + deps,
+            renames,
+        )  # fmt: skip
     common: dict[str, Any] = {
+        "comparison": comparison,
         "changes": changes,
         "head_sha": s.event.head_sha,
         "template": s.template,
@@ -786,6 +801,8 @@ def _run(
     finally:
         if inputs is not None and isinstance(inputs.tree, GitTree):
             inputs.tree.close()
+        if inputs is not None and isinstance(inputs.base_tree, GitTree):
+            inputs.base_tree.close()
     report_path = _report_path(env)
     report_path.write_text(outcome.json_text, encoding="utf-8")
     A.write_summary(env, outcome.summary)

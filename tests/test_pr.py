@@ -31,10 +31,8 @@ def test_violation_pr_comments_sets_statuses_and_annotates(tmp_path: Path, gh: F
     assert len(comments) == 1
     body = comments[0].body
     assert body.startswith("<!-- roofbot:roofcheck -->\n")
-    assert (
-        "🟥 violation | mpt7b-a100-bs1-per-user-decode-tps (pinned) | 150 | memory-roof | 135.0% |"
-        in body
-    )
+    link = f"[mpt7b-a100-bs1-per-user-decode-tps](../blob/{pull.head}/{MPT})"
+    assert f"🟥 violation | {link} (pinned) | 150 | memory-roof | 135.0% |" in body
     assert "xychart-beta" in body
     states = [s["state"] for s in gh.statuses[pull.head]]
     assert states == ["pending", "failure"]
@@ -146,7 +144,7 @@ def test_api_mode_when_the_head_is_not_in_the_workspace(tmp_path: Path, gh: Fake
     assert run.code == 1, run.stdout
     assert "changed files from api: 2" in run.stdout
     body = gh.comments_on(PR)[0].body
-    assert "mpt7b-a100-bs1-per-user-decode-tps (pinned) | 150 | memory-roof | 135.0% |" in body
+    assert f"{MPT}) (pinned) | 150 | memory-roof | 135.0% |" in body
     assert gh.count("GET", r"/pulls/\d+/files") == 1
     assert [s["state"] for s in gh.statuses[pull.head]] == ["pending", "failure"]
     assert not gh.errors

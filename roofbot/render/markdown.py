@@ -25,6 +25,8 @@ import jinja2.sandbox
 import markupsafe
 
 from roofbot.changes import Changes
+from roofbot.core.compare import Comparison, Delta
+from roofbot.core.fix import fix_for
 from roofbot.core.provenance import Input
 from roofbot.core.results import Calibration, RecordResult, Report, RoofCheck, Verdict
 from roofbot.core.units import show_input
@@ -124,6 +126,27 @@ def chart_label(value: object, limit: int = 24) -> Safe:
     return Safe(text if len(text) <= limit else text[: limit - 1] + "~")
 
 
+def distinct_labels(values: Iterable[object], limit: int = 24) -> list[Safe]:
+    """Mermaid labels for `values`, no two alike: an id cut to the same label as another
+    keeps its start and its end instead (`mpt7b-a100-bs1-per-user-decode-tps` and
+    `...-per-user-ttft-ms` differ at the end), and labels still alike are numbered."""
+    whole = [str(chart_label(v, 200)) for v in values]
+    out = [str(chart_label(text, limit)) for text in whole]
+    for i, text in enumerate(whole):
+        if len(text) > limit and out.count(out[i]) > 1:
+            head = (limit - 1) // 2
+            out[i] = text[:head] + "~" + text[len(text) - (limit - 1 - head) :]
+    taken: set[str] = set()
+    for i, text in enumerate(out):
+        n = 1
+        while out[i] in taken:  # the second of two alike, and on: numbered
+            n += 1
+            tag = f"-{n}"
+            out[i] = text[: limit - len(tag)] + tag
+        taken.add(out[i])
+    return [Safe(t) for t in out]
+
+
 def num(value: object, places: int = 2) -> Safe:
     """A number for display: thousands separators, trailing zeros trimmed."""
     if value is None:
@@ -168,14 +191,23 @@ class Options:
     # (the lists `build_context` caps; `_caps_a_list` names the same four)
 
 
-def _input_view(name: str, i: Input[Any]) -> dict[str, Any]:
+_CATALOGUE_PATH = re.compile(r"^(pin -> )?([A-Za-z0-9_./\-]+\.json)(?=:|$)")
+
+
+def _input_view(name: str, i: Input[Any], head_sha: str | None = None) -> dict[str, Any]:
     v = i.value
     if hasattr(v, "value") and not isinstance(v, int | float | str):
         v = v.value
     shown = show_input(name, v) or (
         num(v, 4) if isinstance(v, int | float) and not isinstance(v, bool) else md(v)
     )
-    return {"name": name, "value": shown, "from": i.source, "basis": i.basis.value}
+    source: object = i.source
+    m = _CATALOGUE_PATH.match(i.source) if i.basis.value in ("catalogue", "pin") else None
+    if m and (target := _link(m[2], head_sha)):
+        # a catalogue record's id links to its file at the head
+        rest = md(i.source[m.end() :])
+        source = Safe(f"{md(m[1] or '')}[{md(m[2])}]({target}){rest}")
+    return {"name": name, "value": shown, "from": source, "basis": i.basis.value}
 
 
 def _check_view(c: RoofCheck) -> dict[str, Any]:
@@ -207,9 +239,13 @@ def _record_view(
 ) -> dict[str, Any]:
     binding = r.binding()
     notes = dict(r.trap_notes)
+    fix = fix_for(r)
     return {
         "id": r.id,
         "path": r.path,
+        "link": _link(r.path, head_sha),
+        "fix": fix,
+        "record_chart": record_chart(r) if keep and r.verdict in _CHARTED else None,
         "verdict": r.verdict.value,
         "emoji": EMOJI[r.verdict],
         "status": r.status,
@@ -223,12 +259,68 @@ def _record_view(
         # the arithmetic is only built for the records that show it (3000 records' inputs
         # would otherwise be escaped at every rendering level)
         "checks": [_check_view(c) for c in r.checks] if keep else [],
-        "inputs": [_input_view(n, i) for n, i in r.inputs] if keep else [],
+        "inputs": [_input_view(n, i, head_sha) for n, i in r.inputs] if keep else [],
         "traps": [
             {"id": t, "why": notes.get(t), "link": _link(links.get(t), head_sha)} for t in r.traps
         ],
         "messages": [{"level": m.level, "text": m.text} for m in r.messages],
         "lacks": list(r.lacks),
+    }
+
+
+_CHARTED = (Verdict.VIOLATION, Verdict.SUSPECT)
+RECORD_CHART_MAX_B = 256  # the per-record chart's batch axis stops here
+
+
+def record_chart(r: RecordResult) -> dict[str, Any] | None:
+    """The record against its ceilings across batch sizes, for a Mermaid xychart in its
+    details: the comment's counterpart of `roofbot plot --record` (the same `plot.sweep`).
+    Aggregate tok/s at B = 1, 2, 4, ...: the record as a bar at its batch (a bar at every B
+    when its batch is unknown), the batched memory roof (B x the batch-1 roof) and the compute
+    roof as lines; a roof far above the record is named in the caption, not drawn."""
+    from roofbot.plot import sweep
+
+    s = sweep(r)
+    if s.memory is None and s.compute is None:
+        return None
+    at = int(s.point[0]) if s.point else 1
+    top_b = 8
+    while top_b < 2 * at and top_b < RECORD_CHART_MAX_B:
+        top_b *= 2
+    batches = [2**i for i in range(int(math.log2(top_b)) + 1)]
+    level = s.point[1] if s.point else (s.line or 0.0)
+    near = [level]
+    if s.memory is not None:
+        near.append(s.memory * min(at, top_b))
+    ymax = max(near) * 1.5 or 1.0
+    step = 10 ** math.floor(math.log10(ymax))
+    ymax = math.ceil(ymax / step) * step
+    bars = [(level if (s.point is None or b == int(s.point[0])) else 0.0) for b in batches]
+    lines: list[list[Safe]] = []
+    drawn: list[str] = []
+    beyond: list[str] = []
+    if s.memory is not None:
+        lines.append([Safe(f"{min(b * s.memory, ymax):.4g}") for b in batches])
+        drawn.append(f"the batched memory roof (B x {num(s.memory)} tok/s, cut at the top)")
+    if s.compute is not None:
+        if s.compute <= ymax:
+            lines.append([Safe(f"{s.compute:.4g}") for _ in batches])
+            drawn.append(f"the compute roof ({num(s.compute)} tok/s)")
+        else:
+            beyond.append(f"the compute roof ({num(s.compute)} tok/s) is above the chart")
+    what = "at its batch" if s.point else "its batch unknown: at every B"
+    caption = f"Bar: the record, {num(level)} tok/s aggregate {what}"
+    if drawn:
+        caption += "; lines: " + ", then ".join(drawn)
+    if beyond:
+        caption += "; " + "; ".join(beyond)
+    return {
+        "title": Safe(chart_label(r.id, 60)),
+        "batches": [Safe(str(b)) for b in batches],
+        "bars": [Safe(f"{x:.4g}") for x in bars],
+        "lines": lines,
+        "ymax": Safe(f"{ymax:g}"),
+        "caption": md(caption + "."),
     }
 
 
@@ -262,12 +354,93 @@ def _chart(records: list[RecordResult]) -> dict[str, Any] | None:
     shown = points[:CHART_MAX]
     top = max(100.0, *(p for _, p in shown))
     return {
-        "labels": [chart_label(i) for i, _ in shown],
+        "labels": distinct_labels(i for i, _ in shown),
         "bars": [Safe(f"{p:.1f}") for _, p in shown],
         "limit": [Safe("100") for _ in shown],
         "ymax": Safe(f"{math.ceil(top / 10) * 10}"),
         "omitted": len(points) - len(shown),
     }
+
+
+COMPARE_MAX = 20  # before/after rows on the first screen; the rest are counted
+FIX_MAX = 10  # what-to-fix entries on the first screen
+MOVED_MAX = 4  # inputs named per before/after row
+_KIND_ORDER = {"worse": 0, "new": 1, "better": 2, "same": 3}
+
+
+def _state(r: RecordResult | None) -> Safe:
+    if r is None:
+        return Safe("new")
+    b = r.binding()
+    where = f" {pct(b.percent)}" if b is not None else ""
+    return Safe(f"{EMOJI[r.verdict]} {r.verdict.value}{where}")
+
+
+def _moved_text(d: Delta, head_sha: str | None) -> Safe:
+    parts = []
+    for m in d.moved[:MOVED_MAX]:
+        text = f"{md(m.name)} {md(m.before if m.before is not None else '–')} → "
+        text += str(md(m.after if m.after is not None else "–"))
+        if m.path and (target := _link(m.path, head_sha)):
+            name = m.path.rsplit("/", 1)[-1].removesuffix(".json")
+            text += f" ([{md(name)}]({target}))"
+        parts.append(text)
+    if len(d.moved) > MOVED_MAX:
+        parts.append(f"and {len(d.moved) - MOVED_MAX} more")
+    return Safe("; ".join(parts) if parts else ("–" if d.kind != "new" else "added"))
+
+
+def _compare_view(
+    comparison: Comparison | None, head_sha: str | None, opts: Options
+) -> dict[str, Any] | None:
+    if comparison is None or not comparison.deltas:
+        return None
+    ordered = sorted(comparison.deltas, key=lambda d: (_KIND_ORDER[d.kind], d.id))
+    limit = COMPARE_MAX if opts.max_rows is None else min(COMPARE_MAX, opts.max_rows)
+    shown, hidden = _cap(ordered, limit)
+    return {
+        "counts": {k: comparison.count(k) for k in ("worse", "better", "same", "new")},
+        "rows": [
+            {
+                "id": d.id,
+                "link": _link(d.path, head_sha),
+                "kind": d.kind,
+                "before": _state(d.before),
+                "after": _state(d.after),
+                "moved": _moved_text(d, head_sha),
+            }
+            for d in shown
+        ],
+        "hidden": hidden,
+    }
+
+
+def _fixes_view(
+    records: list[RecordResult], head_sha: str | None, opts: Options
+) -> dict[str, Any] | None:
+    from roofbot.render.findings import record_fix
+
+    todo = [(r, f) for r in records if r.verdict in _FIXED and (f := record_fix(r))]
+    if not todo:
+        return None
+    limit = FIX_MAX if opts.max_rows is None else min(FIX_MAX, opts.max_rows)
+    shown, hidden = _cap(todo, limit)
+    return {
+        "rows": [
+            {
+                "id": r.id,
+                "link": _link(r.path, head_sha),
+                "emoji": EMOJI[r.verdict],
+                "verdict": r.verdict.value,
+                "fix": f,
+            }
+            for r, f in shown
+        ],
+        "hidden": hidden,
+    }
+
+
+_FIXED = (Verdict.ERROR, Verdict.VIOLATION, Verdict.SUSPECT, Verdict.UNCHECKED)
 
 
 def _cap(items: list[Any], limit: int | None) -> tuple[list[Any], int]:
@@ -338,6 +511,8 @@ def build_context(
     opts: Options,
     omitted: list[str],
     chart_url: str | None = None,
+    comparison: Comparison | None = None,
+    review: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     current = _order(r for r in report.records if not r.deprecated)
     deprecated = _order(r for r in report.records if r.deprecated)
@@ -368,6 +543,9 @@ def build_context(
         "summary_url": summary_url,
         "chart_url": chart_url,
         "omitted": omitted,
+        "compare": _compare_view(comparison, head_sha, opts),
+        "fixes": _fixes_view(current, head_sha, opts),
+        "review": review,
     }
 
 
@@ -453,6 +631,8 @@ def render_report(
     head_sha: str | None = None,
     template: str | Path | None = None,
     chart_url: str | None = None,
+    comparison: Comparison | None = None,
+    review: Mapping[str, Any] | None = None,
 ) -> str:
     """The comment: the full report if it fits in `max_chars`, else with less detail, saying
     what was left out and pointing at the job summary (`summary_url`). `chart_url` links the
@@ -470,6 +650,8 @@ def render_report(
             opts=opts,
             omitted=omitted,
             chart_url=chart_url,
+            comparison=comparison,
+            review=review,
         )
         text = tpl.render(ctx)
         return text if text.startswith(MARKER) else f"{MARKER}\n{text}"
