@@ -14,7 +14,7 @@ import sys
 import tempfile
 import time
 import traceback
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +34,7 @@ from roofbot.adapters.repo import CONFIG_NAME, MAX_CONFIG_BYTES, Repository, loa
 from roofbot.adapters.schemas import Schemas
 from roofbot.adapters.tree import FolderTree, Tree, TreeError, read_or_none
 from roofbot.changes import Changes, FileChange, InstrumentChange
+from roofbot.core.compare import Comparison
 from roofbot.core.config import Config, ConfigError
 from roofbot.core.provenance import clip
 from roofbot.core.results import Report, Verdict
@@ -84,6 +85,8 @@ class Settings:
     summary_url: str | None
     sweep: bool = False  # `/roofcheck all`: every record, not only the changed ones
     plot_dir: Path | None = None  # where the roofline chart goes (input plot), None: no chart
+    review: Literal["inline", "off"] = "inline"  # findings on their diff lines (review.py)
+    review_event: Literal["COMMENT", "REQUEST_CHANGES"] = "COMMENT"
 
     @property
     def title(self) -> str:
@@ -173,6 +176,12 @@ def settings_for(
     if plot not in ("true", "false"):
         raise UsageError("input plot: true or false")
     plot_dir = _report_path(env).parent / "roofbot-plot" if plot == "true" else None
+    review = A.input_value(env, "review", "inline").strip().lower()
+    if review not in ("inline", "off"):
+        raise UsageError("input review: inline or off")
+    review_event = A.input_value(env, "review-event", "comment").strip().lower()
+    if review_event not in ("comment", "request-changes"):
+        raise UsageError("input review-event: comment or request-changes")
     return Settings(
         event_name=name,
         event=event,
@@ -185,6 +194,8 @@ def settings_for(
         summary_url=summary_url,
         sweep=sweep,
         plot_dir=plot_dir,
+        review="off" if review == "off" else "inline",
+        review_event="REQUEST_CHANGES" if review_event == "request-changes" else "COMMENT",
     )
 
 
@@ -240,6 +251,7 @@ class Inputs:
     notes: tuple[str, ...] = ()  # what the report must say about how the files were read
     head_config_problem: str | None = None  # the PR's config is there but can't be read
     base_tree: Tree | None = None  # the base commit, for before and after (None: not shown)
+    patches: Mapping[str, str | None] | None = None  # API mode: each PR file's diff
 
 
 def head_config(tree: Tree, path: str, present: bool) -> tuple[str | None, str | None]:
@@ -295,6 +307,7 @@ def gather_api(s: Settings, client: Any, base_cfg: Config, out: TextIO) -> Input
     notes: list[str] = []
     status_map = {"removed": "deleted", "renamed": "renamed", "added": "added", "copied": "copied"}
     listed = client.list_pull_files(s.event.number)
+    patches = {f.filename: f.patch for f in listed}
     for f in listed:
         status = status_map.get(f.status, "modified")
         files.append(FileChange(status, f.filename, f.previous_filename))  # type: ignore[arg-type]
@@ -344,7 +357,9 @@ def gather_api(s: Settings, client: Any, base_cfg: Config, out: TextIO) -> Input
             f.path == s.config_path and f.status == "deleted" for f in files
         )
         head_text, problem = head_config(tree, s.config_path, not deleted)
-    return Inputs(tree, base_text, head_text, files, "api", tuple(notes), problem, base_tree)
+    return Inputs(
+        tree, base_text, head_text, files, "api", tuple(notes), problem, base_tree, patches
+    )
 
 
 # ------------------------------------------------------------------ policy and instrument
@@ -442,6 +457,8 @@ class Outcome:
     annotations: tuple[A.Annotation, ...]
     json_text: str
     plot: Path | None = None  # the roofline chart (PNG), for the artifact upload
+    comparison: Comparison | None = None  # before and after
+    rerender: Callable[[Mapping[str, Any]], str] | None = None  # the comment, with a review note
 
 
 def describe(report: Report | None, changes: Changes) -> str:
@@ -570,6 +587,13 @@ def evaluate(s: Settings, inputs: Inputs) -> Outcome:
     comment = render_report(
         report, links, max_chars=COMMENT_BUDGET, summary_url=s.summary_url, **common
     )
+
+    def rerender(review: Mapping[str, Any]) -> str:
+        return render_report(
+            report, links, max_chars=COMMENT_BUDGET, summary_url=s.summary_url, review=review,
+            **common,
+        )  # fmt: skip
+
     summary = _summary(report, links, common)
     ok = report.ok and config_problem is None
     description = describe(report, changes)
@@ -587,6 +611,8 @@ def evaluate(s: Settings, inputs: Inputs) -> Outcome:
         tuple(annotations_for(report, inputs.tree)),
         json_report.report_text(report, links),
         chart,
+        comparison,
+        rerender,
     )
 
 
@@ -786,6 +812,8 @@ def _run(
             inputs = gather_api(s, client, base_cfg, out)
         A.log(out, f"changed files from {inputs.source}: {len(inputs.files)}")
         outcome = evaluate(s, inputs)
+        if not dry_run and client is not None:
+            outcome = _review(client, s, inputs, outcome, out)
     except ConfigError as e:
         A.log(out, f"configuration error: {e}")
         _unfinished(env, "configuration error", str(e))
@@ -830,6 +858,27 @@ def _run(
 
 
 FALLBACK = "the report is in the job summary and the annotations"
+
+
+def _review(client: Any, s: Settings, inputs: Inputs, outcome: Outcome, out: TextIO) -> Outcome:
+    """The findings on their diff lines (roofbot/review_post.py), on pull_request(_target)
+    with `review: inline`; the sticky comment says what could not go there."""
+    if s.review != "inline" or s.event_name not in EVENTS or outcome.report is None:
+        return outcome
+    from roofbot.review_post import git_patches, post_review
+
+    patches = inputs.patches
+    if patches is None:
+        paths = [f.path for f in outcome.changes.files if f.status != "deleted"]
+        patches = git_patches(s.workspace, s.event.base_sha, s.event.head_sha, paths)
+    tree = inputs.tree
+    posted = post_review(
+        client, s.event.number, s.event.head_sha, outcome.report, outcome.comparison, patches,
+        lambda path: read_or_none(tree, path, MAX_BYTES), out, s.review_event,
+    )  # fmt: skip
+    if posted.note and outcome.rerender is not None:
+        return dataclasses.replace(outcome, comment=outcome.rerender({"note": posted.note}))
+    return outcome
 
 
 def _post_comment(

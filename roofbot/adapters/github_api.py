@@ -74,6 +74,7 @@ __all__ = [
     "PullFile",
     "PullInfo",
     "ReactionContent",
+    "ReviewComment",
     "Status",
     "StatusState",
 ]
@@ -248,6 +249,18 @@ class PullFile:
     sha: str | None  # blob SHA of the new version (None for some removed files)
     additions: int
     deletions: int
+    patch: str | None = None  # the unified diff GitHub shows (absent for big or binary files)
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewComment:
+    """A comment on a line of a pull request's diff."""
+
+    id: int
+    body: str
+    path: str
+    line: int | None  # None: the line is no longer in the diff (outdated)
+    author_login: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -486,6 +499,7 @@ class GitHubClient:
                     sha=f.sha or None,
                     additions=f.additions,
                     deletions=f.deletions,
+                    patch=f.patch or None,
                 )
                 for f in self._repository().get_pull(number).get_files()
             ]
@@ -496,6 +510,49 @@ class GitHubClient:
                 len(files),
             )
         return files
+
+    # ------------------------------------------------------------------ reviews
+
+    def list_review_comments(self, number: int) -> list[ReviewComment]:
+        """The comments on the diff lines of a pull request, 100 per request."""
+        with self._translate(f"list the review comments of #{number}"):
+            return [
+                ReviewComment(
+                    id=c.id,
+                    body=c.body or "",
+                    path=c.path,
+                    line=c.line,
+                    author_login=c.user.login if c.user is not None else "",
+                )
+                for c in self._repository().get_pull(number).get_review_comments()
+            ]
+
+    def create_review(
+        self,
+        number: int,
+        commit_id: str,
+        body: str,
+        comments: list[dict[str, Any]],
+        event: Literal["COMMENT", "REQUEST_CHANGES"] = "COMMENT",
+    ) -> int:
+        """Submit one review of `comments` (each `path`, `line`, `side`, `body`) at
+        `commit_id` (1 request); its id."""
+        _check_sha(commit_id)
+        with self._translate(f"review #{number}"):
+            _, data = self._github().requester.requestJsonAndCheck(
+                "POST",
+                f"{self._repository().url}/pulls/{int(number)}/reviews",
+                input={"commit_id": commit_id, "body": body, "event": event,
+                       "comments": comments},
+            )  # fmt: skip
+        return int(data["id"]) if isinstance(data, dict) and "id" in data else 0
+
+    def delete_review_comment(self, comment_id: int) -> None:
+        """Delete one comment on a diff line (1 request)."""
+        with self._translate(f"delete review comment {comment_id}"):
+            self._github().requester.requestJsonAndCheck(
+                "DELETE", f"{self._repository().url}/pulls/comments/{int(comment_id)}"
+            )
 
     # ------------------------------------------------------------------ contents
 

@@ -94,6 +94,19 @@ def md(value: object, limit: int = MAX_FIELD_CHARS) -> Safe:
     return Safe(_neutralise(text))
 
 
+def md_code(value: object, limit: int = MAX_FIELD_CHARS) -> Safe:
+    """`md`, except that `code` spans stay code spans: their text is kept as it is (a code
+    span shows it literally: no markup, no mention, no HTML), one line, with no backtick or
+    `<!--` of its own. For roofbot's own sentences that name fields (`value`)."""
+    text = _plain(value, limit)
+    parts = text.split("`")
+    if len(parts) % 2 == 0:  # an odd backtick: no span is closed by it
+        parts[-2:] = [parts[-2] + "'" + parts[-1]]
+    out = [str(md(p, limit)) if i % 2 == 0 else f"`{p}`" if p.strip() else "" for i, p in
+           enumerate(parts)]  # fmt: skip
+    return Safe("".join(out))
+
+
 def html_text(value: object, limit: int = MAX_FIELD_CHARS) -> Safe:
     """Escape text inside raw HTML (e.g. `<summary>`), where Markdown backslashes would show."""
     if isinstance(value, Safe):
@@ -580,6 +593,7 @@ def environment(extra_dir: Path | None = None) -> jinja2.Environment:
     )
     filters: dict[str, Callable[..., Any]] = {
         "md": md,
+        "mdc": md_code,
         "html": html_text,
         "url": url,
         "href": href,
