@@ -458,7 +458,8 @@ class Outcome:
     json_text: str
     plot: Path | None = None  # the roofline chart (PNG), for the artifact upload
     comparison: Comparison | None = None  # before and after
-    rerender: Callable[[Mapping[str, Any]], str] | None = None  # the comment, with a review note
+    # the comment and the job summary again, with what the review could not post
+    rerender: Callable[[Mapping[str, Any]], tuple[str, str]] | None = None
 
 
 def describe(report: Report | None, changes: Changes) -> str:
@@ -588,11 +589,11 @@ def evaluate(s: Settings, inputs: Inputs) -> Outcome:
         report, links, max_chars=COMMENT_BUDGET, summary_url=s.summary_url, **common
     )
 
-    def rerender(review: Mapping[str, Any]) -> str:
-        return render_report(
-            report, links, max_chars=COMMENT_BUDGET, summary_url=s.summary_url, review=review,
-            **common,
-        )  # fmt: skip
+    def rerender(review: Mapping[str, Any]) -> tuple[str, str]:
+        noted = {**common, "review": review}
+        text = render_report(report, links, max_chars=COMMENT_BUDGET,
+                             summary_url=s.summary_url, **noted)  # fmt: skip
+        return text, _summary(report, links, noted)
 
     summary = _summary(report, links, common)
     ok = report.ok and config_problem is None
@@ -863,8 +864,12 @@ FALLBACK = "the report is in the job summary and the annotations"
 def _review(client: Any, s: Settings, inputs: Inputs, outcome: Outcome, out: TextIO) -> Outcome:
     """The findings on their diff lines (roofbot/review_post.py), on pull_request(_target)
     with `review: inline`; the sticky comment says what could not go there."""
-    if s.review != "inline" or s.event_name not in EVENTS or outcome.report is None:
+    if s.review != "inline" or s.event_name not in EVENTS:
         return outcome
+    from roofbot.core.results import Calibration
+
+    # nothing to check any more: no finding stands, and earlier line comments go
+    report = outcome.report or Report((), Calibration(False, 0.0))
     from roofbot.review_post import git_patches, post_review
 
     patches = inputs.patches
@@ -873,11 +878,12 @@ def _review(client: Any, s: Settings, inputs: Inputs, outcome: Outcome, out: Tex
         patches = git_patches(s.workspace, s.event.base_sha, s.event.head_sha, paths)
     tree = inputs.tree
     posted = post_review(
-        client, s.event.number, s.event.head_sha, outcome.report, outcome.comparison, patches,
+        client, s.event.number, s.event.head_sha, report, outcome.comparison, patches,
         lambda path: read_or_none(tree, path, MAX_BYTES), out, s.review_event,
     )  # fmt: skip
     if posted.note and outcome.rerender is not None:
-        return dataclasses.replace(outcome, comment=outcome.rerender({"note": posted.note}))
+        comment, summary = outcome.rerender({"note": posted.note})
+        return dataclasses.replace(outcome, comment=comment, summary=summary)
     return outcome
 
 

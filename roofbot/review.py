@@ -8,7 +8,8 @@ diff, else the catalogue field that moved it (`"memory_bandwidth_gbps"` of the a
 PR edited). Findings on one line share one comment. A line the diff does not show can't take
 a comment: that finding stays in the sticky comment only. Every comment carries a hidden key
 (its path, line and text): a rerun posts only the keys it does not find, and deletes
-roofbot's comments whose key no finding has any more."""
+roofbot's comments whose key no finding has any more (and those GitHub shows as outdated,
+whose finding is posted again on its line)."""
 
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ class Existing:
     id: int
     body: str
     author_login: str
+    line: int | None  # None: outdated, its line gone from the diff (GitHub hides it)
 
     @property
     def key(self) -> str | None:
@@ -79,10 +81,9 @@ def diff_lines(patch: str | None) -> frozenset[int]:
         if m:
             new, started = int(m[1]), True
             continue
-        if not started or text.startswith(("-", "\\")):
-            continue
-        out.add(new)  # a "+" line or a context line
-        new += 1
+        if started and text.startswith(("+", " ")):  # an added line, or a context line
+            out.add(new)
+            new += 1
     return frozenset(out)
 
 
@@ -177,12 +178,13 @@ def plan(
     kept = comments[:MAX_INLINE]
     outside += [rid for c in comments[MAX_INLINE:] for rid in c.records]
     mine = [e for e in existing if e.key and e.author_login.lower() == bot_login.lower()]
-    have = {e.key for e in mine}
+    # an outdated comment is hidden on the diff: its finding, if it stands, is posted again
+    have = {e.key for e in mine if e.line is not None}
     wanted = {c.key for c in kept}
     return Plan(
         post=tuple(c for c in kept if c.key not in have),
         standing=tuple(c for c in kept if c.key in have),
-        delete=tuple(e.id for e in mine if e.key not in wanted),
+        delete=tuple(e.id for e in mine if e.key not in wanted or e.line is None),
         outside=tuple(outside),
     )
 

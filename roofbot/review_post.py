@@ -70,7 +70,7 @@ def post_review(
     except GitHubError as e:
         A.log(out, f"could not list the review comments: {e}; the findings are in the comment")
         return Posted(_NOT_POSTED, 1)
-    existing = [Existing(c.id, c.body, c.author_login) for c in listed]
+    existing = [Existing(c.id, c.body, c.author_login, c.line) for c in listed]
     p = plan(report, comparison, patches, read, existing, client.sticky_login())
     note = _outside_note(p)
     if p.post:
@@ -103,8 +103,13 @@ def post_review(
     if len(p.delete) > room:
         A.log(out, f"{len(p.delete) - room} review comments whose finding is gone are left "
               f"for the next run (at most {REVIEW_BUDGET} review requests a run)")  # fmt: skip
-    if p.delete[:room]:
-        A.log(out, f"review: {len(p.delete[:room])} comments whose finding is gone deleted")
+    if gone := len(p.delete[:room]):
+        A.log(out, f"review: {gone} comments whose finding is gone deleted")
+        said = (
+            f"{gone} earlier line comment{'s' if gone != 1 else ''} of roofbot no longer "
+            f"stand{'s' if gone == 1 else ''}: deleted from the diff."
+        )
+        note = f"{note} {said}" if note else said
     return Posted(note, calls, p)
 
 

@@ -247,7 +247,7 @@ def diff_positions(patch: str) -> dict[tuple[str, int], int]:
         elif text.startswith("-"):
             out[("LEFT", old)] = position
             old += 1
-        elif not text.startswith("\\"):  # "\ No newline at end of file"
+        elif text.startswith(" "):  # context (not "\ No newline at end of file")
             out[("RIGHT", new)] = out[("LEFT", old)] = position
             old += 1
             new += 1

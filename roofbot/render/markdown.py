@@ -204,7 +204,7 @@ class Options:
     # (the lists `build_context` caps; `_caps_a_list` names the same four)
 
 
-_CATALOGUE_PATH = re.compile(r"^(pin -> )?([A-Za-z0-9_./\-]+\.json)(?=:|$)")
+_CATALOGUE_PATH = re.compile(r"^([a-z_]+ -> )?([A-Za-z0-9_./\-]+\.json)(?=:|$)")
 
 
 def _input_view(name: str, i: Input[Any], head_sha: str | None = None) -> dict[str, Any]:
@@ -215,7 +215,7 @@ def _input_view(name: str, i: Input[Any], head_sha: str | None = None) -> dict[s
         num(v, 4) if isinstance(v, int | float) and not isinstance(v, bool) else md(v)
     )
     source: object = i.source
-    m = _CATALOGUE_PATH.match(i.source) if i.basis.value in ("catalogue", "pin") else None
+    m = _CATALOGUE_PATH.match(i.source)
     if m and (target := _link(m[2], head_sha)):
         # a catalogue record's id links to its file at the head
         rest = md(i.source[m.end() :])

@@ -1,0 +1,273 @@
+"""The review a maintainer decides from, end to end: before and after, what to fix, the
+findings on their diff lines as one pull-request review, and the API requests each event costs,
+against the loopback GitHub of tests/github_server.py (reviews answered as GitHub's REST
+description has them). Golden comments: tests/golden/review-*.md (ROOFBOT_UPDATE_GOLDEN=1
+rewrites them)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+import pytest
+from github_server import FakeGitHub, FileState, diff_positions
+from prkit import A100, FIXTURES, MPT, PR, Pull, Run, git, make_pull, run_action, violating_copy
+
+from roofbot.adapters.repo import Repository
+from roofbot.core.results import Report
+from roofbot.engine import run_check
+from roofbot.review import Existing, diff_lines, plan, split_patches
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+TODAY_MAX = 5  # status x2, list + create the sticky comment, (+ files in API mode)
+REVIEW_MAX = 3
+
+
+@pytest.fixture
+def gh() -> Iterator[FakeGitHub]:
+    with FakeGitHub() as server:
+        yield server
+    assert not server.errors, server.errors
+
+
+def golden(name: str, text: str, pull: Pull) -> None:
+    """`text` with the run's commit SHAs put to fixed names, against its golden file."""
+    text = text.replace(pull.head, "HEAD_SHA").replace(pull.base, "BASE_SHA")
+    path = GOLDEN / name
+    if os.environ.get("ROOFBOT_UPDATE_GOLDEN") or not path.exists():
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8"), f"{name} differs from its golden file"
+
+
+def open_pull(gh: FakeGitHub, pull: Pull) -> None:
+    """The PR on the loopback server, each file with the patch git gives it (GitHub's)."""
+    names = git(pull.repo, "diff", "--name-only", f"{pull.base}...{pull.head}").splitlines()
+    files = []
+    for name in names:
+        patch = git(pull.repo, "diff", f"{pull.base}...{pull.head}", "--", name)
+        files.append(FileState(name, patch=patch[patch.index("@@") :] if "@@" in patch else None))
+    if PR in gh.pulls:
+        gh.pulls[PR].head_sha, gh.pulls[PR].base_sha = pull.head, pull.base
+        gh.set_files(PR, files)
+    else:
+        gh.add_pull(PR, head_sha=pull.head, base_sha=pull.base, files=files)
+
+
+def review_requests(gh: FakeGitHub) -> list[tuple[str, str]]:
+    return [(r.method, r.route) for r in gh.requests if re.search(r"/pulls/(\d+/)?(reviews|comments)", r.route)]  # fmt: skip
+
+
+def with_value(value: float) -> str:
+    return violating_copy(value)
+
+
+def value_line(text: str) -> int:
+    return next(i for i, line in enumerate(text.splitlines(), 1) if '"value"' in line)
+
+
+# ------------------------------------------------------------------ the plan, pure
+
+
+PATCH = '@@ -9,4 +9,4 @@\n   "a": 1,\n-  "value": 57.6,\n+  "value": 150.0,\n   "b": 2,\n   "c": 3'
+
+
+def test_the_diff_lines_are_the_added_and_context_lines_of_the_head() -> None:
+    assert diff_lines(PATCH) == frozenset({9, 10, 11, 12})
+    assert diff_lines(None) == frozenset()
+    # the server takes exactly the lines the planner offers
+    assert {line for side, line in diff_positions(PATCH) if side == "RIGHT"} == diff_lines(PATCH)
+
+
+def test_git_diff_output_is_cut_into_each_file_s_patch() -> None:
+    diff = (
+        "diff --git a/x.json b/x.json\nindex 1..2 100644\n--- a/x.json\n+++ b/x.json\n"
+        + PATCH
+        + "\ndiff --git a/y.json b/y.json\nnew file mode 100644\n--- /dev/null\n+++ b/y.json\n"
+        "@@ -0,0 +1,2 @@\n+{\n+}\n"
+    )
+    patches = split_patches(diff)
+    assert set(patches) == {"x.json", "y.json"}
+    assert diff_lines(patches["y.json"]) == frozenset({1, 2})
+
+
+def _report(tmp: Path, value: float) -> tuple[Report, str]:
+    """The MPT-7B batch-1 record at `value` tok/s, checked in a copy of the fixtures."""
+    repo_dir = tmp / f"repo-{value:g}"
+    shutil.copytree(FIXTURES, repo_dir, ignore=shutil.ignore_patterns("broken"))
+    text = violating_copy(value)
+    (repo_dir / MPT).write_text(text, "utf-8")
+    return run_check(Repository.open(repo_dir), [MPT], calibration=False), text
+
+
+def test_a_finding_goes_on_its_value_line_once_and_goes_away_when_it_is_gone(
+    tmp_path: Path,
+) -> None:
+    report, text = _report(tmp_path, 150.0)
+    line = value_line(text)
+    patch = f'@@ -{line},1 +{line},1 @@\n-  "value": 57.6,\n+  "value": 150.0,'
+    first = plan(report, None, {MPT: patch}, lambda _p: text.encode(), [], "bot")
+    assert [(c.path, c.line) for c in first.post] == [(MPT, line)]
+    body = first.post[0].body
+    assert "135.0% of its memory-roof" in body and "**To fix:** legal at a `value` ≤ 111" in body
+    assert "Arithmetic: `1555 GB/s / 14 GB = 111.07 tok/s`" in body
+    posted = [Existing(7, body, "bot", line), Existing(8, body, "octocat", line)]  # 8: a human's
+    again = plan(report, None, {MPT: patch}, lambda _p: text.encode(), posted, "bot")
+    assert again.post == () and len(again.standing) == 1 and again.delete == ()
+    fixed, text2 = _report(tmp_path, 57.6)
+    gone = plan(fixed, None, {MPT: patch}, lambda _p: text2.encode(), posted, "bot")
+    assert gone.post == () and gone.delete == (7,)
+    # an outdated comment (its line gone from the diff) is replaced by one on the line
+    outdated = [Existing(7, body, "bot", None)]
+    moved = plan(report, None, {MPT: patch}, lambda _p: text.encode(), outdated, "bot")
+    assert len(moved.post) == 1 and moved.delete == (7,)
+
+
+def test_a_line_outside_the_diff_stays_in_the_sticky_comment(tmp_path: Path) -> None:
+    report, text = _report(tmp_path, 150.0)
+    patch = "@@ -1,1 +1,1 @@\n-{\n+{"  # the PR touched line 1 only
+    p = plan(report, None, {MPT: patch}, lambda _p: text.encode(), [], "bot")
+    assert p.post == () and p.outside == ("mpt7b-a100-bs1-per-user-decode-tps",)
+
+
+# ------------------------------------------------------------------ end to end
+
+
+def run(tmp: Path, gh: FakeGitHub, edit: Mapping[str, str], **env: str) -> tuple[Run, Pull]:
+    pull = make_pull(tmp, edit)
+    open_pull(gh, pull)
+    gh.clear_requests()
+    return run_action(tmp, pull, gh, **env), pull
+
+
+def sticky(gh: FakeGitHub) -> str:
+    return next(c.body for c in gh.comments_on(PR) if c.user_login == gh.bot_login)
+
+
+def test_a_value_raised_shows_before_and_after(tmp_path: Path, gh: FakeGitHub) -> None:
+    _, pull = run(tmp_path, gh, {MPT: with_value(100.0)})
+    body = sticky(gh)
+    assert (
+        "**What this pull request changed:** 🔺 0 made worse · 🔻 0 made better · 1 left alone"
+        in body
+    )
+    assert "| ✅ pass 51.9% | ✅ pass 90.0% | value 57.6 → 100 |" in body
+    assert gh.review_comments_on(PR) == []  # a pass: nothing on the diff
+    golden("review-value-raised.md", body, pull)
+
+
+def test_a_violation_with_its_fix_in_the_comment_and_on_its_line(
+    tmp_path: Path, gh: FakeGitHub
+) -> None:
+    result, pull = run(tmp_path, gh, {MPT: violating_copy()})
+    assert result.code == 1
+    body = sticky(gh)
+    first_screen = body[: body.index("<details>")]
+    assert "🔺 1 made worse" in first_screen
+    assert "| ✅ pass 51.9% | **🟥 violation 135.0%** | value 57.6 → 150 |" in first_screen
+    assert "**What to fix:**" in first_screen and "legal at a `value` ≤ 111 tok/s" in first_screen
+    assert "xychart-beta" in body and 'x-axis "batch size" [1, 2, 4, 8]' in body
+    (review,) = gh.reviews_on(PR)
+    assert review.state == "COMMENTED" and review.commit_id == pull.head
+    (comment,) = gh.review_comments_on(PR)
+    assert comment.path == MPT and comment.side == "RIGHT"
+    assert comment.line == value_line(violating_copy())
+    assert "**To fix:** legal at a `value` ≤ 111 tok/s" in comment.body
+    assert len(gh.requests) <= TODAY_MAX + REVIEW_MAX
+    assert review_requests(gh) == [
+        ("GET", f"/repos/{gh.full_name}/pulls/{PR}/comments"),
+        ("POST", f"/repos/{gh.full_name}/pulls/{PR}/reviews"),
+    ]
+    golden("review-violation-fix.md", body, pull)
+    golden("review-violation-line-comment.md", comment.body + "\n", pull)
+
+
+def test_a_catalogue_edit_that_flips_a_dependent(tmp_path: Path, gh: FakeGitHub) -> None:
+    text = (
+        (FIXTURES / A100)
+        .read_text("utf-8")
+        .replace('"memory_bandwidth_gbps": 1555,', '"memory_bandwidth_gbps": 500,')
+    )
+    _, pull = run(tmp_path, gh, {A100: text})
+    body = sticky(gh)
+    assert "no problem found" not in body
+    assert (
+        "| ✅ pass 51.9% | **🟥 violation 161.3%** | memory\\_bandwidth\\_gbps 1555 → 500" in body
+    )
+    (comment,) = gh.review_comments_on(PR)
+    assert comment.path == A100  # the record's file is not in the diff: the field that moved it
+    assert comment.line == value_line(text.replace('"memory_bandwidth_gbps"', '"value"'))
+    assert (
+        "This change moves `mpt7b-a100-bs1-per-user-decode-tps`: pass 51.9% → violation"
+        in comment.body
+    )
+    golden("review-catalogue-flip.md", body, pull)
+
+
+def test_a_rerun_deletes_the_line_comment_whose_finding_is_gone(
+    tmp_path: Path, gh: FakeGitHub
+) -> None:
+    run(tmp_path / "one", gh, {MPT: violating_copy()})
+    (old,) = gh.review_comments_on(PR)
+    run(tmp_path / "two", gh, {MPT: violating_copy()})  # a rerun: the finding still stands
+    assert [c.id for c in gh.review_comments_on(PR)] == [old.id]
+    assert len(gh.reviews_on(PR)) == 1
+    assert review_requests(gh) == [("GET", f"/repos/{gh.full_name}/pulls/{PR}/comments")]
+    fixed, pull = run(tmp_path / "three", gh, {MPT: with_value(100.0)})
+    assert gh.review_comments_on(PR) == []
+    assert ("DELETE", f"/repos/{gh.full_name}/pulls/comments/{old.id}") in review_requests(gh)
+    assert len(gh.requests) <= TODAY_MAX + REVIEW_MAX
+    assert "comments whose finding is gone deleted" in fixed.stdout
+    golden("review-rerun-resolved.md", sticky(gh), pull)
+
+
+def test_a_fork_pr_keeps_every_finding_in_the_summary_and_says_why(
+    tmp_path: Path, gh: FakeGitHub
+) -> None:
+    gh.read_only = True  # the read-only token of a pull request from a fork: every write 403s
+    result, pull = run(tmp_path, gh, {MPT: violating_copy()})
+    assert result.code == 1
+    assert "can't post the review (read-only token, e.g. a fork PR)" in result.stdout
+    assert "the findings are in the sticky comment" in result.stdout
+    assert gh.review_comments_on(PR) == [] and gh.comments_on(PR) == []
+    assert "The findings could not go on their lines (the token is read-only" in result.summary
+    assert len(gh.requests) <= TODAY_MAX + REVIEW_MAX
+    golden("review-fork.md", result.summary, pull)
+
+
+def test_a_line_github_refuses_falls_back_to_the_sticky_comment(
+    tmp_path: Path, gh: FakeGitHub
+) -> None:
+    body = {"message": "Unprocessable Entity", "errors": ["Line could not be resolved"]}
+    gh.fail("POST", r"/pulls/\d+/reviews$", 422, body=body)
+    result, _ = run(tmp_path, gh, {MPT: violating_copy()})
+    assert "GitHub refused a line of the review (422)" in result.stdout
+    assert "GitHub refused a line of the inline review" in sticky(gh)
+
+
+def test_review_off_posts_no_review(tmp_path: Path, gh: FakeGitHub) -> None:
+    run(tmp_path, gh, {MPT: violating_copy()}, INPUT_REVIEW="off")
+    assert review_requests(gh) == [] and gh.reviews_on(PR) == []
+
+
+def test_the_review_costs_at_most_three_requests_whatever_the_pr_s_size(
+    tmp_path: Path, gh: FakeGitHub
+) -> None:
+    many = {}
+    for i in range(30):
+        data = json.loads(violating_copy(150.0 + i))
+        data["id"] = f"gen-{i:02d}"
+        many[f"data/benchmarks/gen-{i:02d}.json"] = json.dumps(data, indent=2) + "\n"
+    run(tmp_path / "one", gh, many)
+    assert len(review_requests(gh)) == 2  # list, one review of every new comment
+    assert len(gh.review_comments_on(PR)) == 20  # the rest stay in the sticky comment
+    assert "past the review's 20 line comments" in sticky(gh)
+    assert len(gh.requests) <= TODAY_MAX + REVIEW_MAX
+    fixed = {p: t.replace('"value": 1', '"value": 0.') for p, t in many.items()}
+    second, _ = run(tmp_path / "two", gh, fixed)
+    assert len(review_requests(gh)) == REVIEW_MAX  # list + 2 deletes; the rest next run
+    assert "left for the next run" in second.stdout
+    assert len(gh.requests) <= TODAY_MAX + REVIEW_MAX
