@@ -866,16 +866,21 @@ def _review(client: Any, s: Settings, inputs: Inputs, outcome: Outcome, out: Tex
     with `review: inline`; the sticky comment says what could not go there."""
     if s.review != "inline" or s.event_name not in EVENTS:
         return outcome
+    from roofbot.adapters.git import GitError
     from roofbot.core.results import Calibration
+    from roofbot.review_post import git_patches, post_review
 
     # nothing to check any more: no finding stands, and earlier line comments go
     report = outcome.report or Report((), Calibration(False, 0.0))
-    from roofbot.review_post import git_patches, post_review
 
     patches = inputs.patches
     if patches is None:
         paths = [f.path for f in outcome.changes.files if f.status != "deleted"]
-        patches = git_patches(s.workspace, s.event.base_sha, s.event.head_sha, paths)
+        try:
+            patches = git_patches(s.workspace, s.event.base_sha, s.event.head_sha, paths)
+        except GitError as e:  # no line is known: every finding stays in the sticky comment
+            A.log(out, f"could not read the diff for the review: {e}")
+            patches = {}
     tree = inputs.tree
     posted = post_review(
         client, s.event.number, s.event.head_sha, report, outcome.comparison, patches,

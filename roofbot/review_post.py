@@ -63,7 +63,7 @@ def post_review(
     calls = 0
     try:
         listed = client.list_review_comments(number)
-        calls += 1 + len(listed) // PAGE
+        calls += max(1, -(-len(listed) // PAGE))  # one request a page of 100
     except GitHubForbidden as e:
         A.log(out, f"can't read the review comments (read-only token?): {e}")
         return Posted(_READ_ONLY, 1)

@@ -164,3 +164,13 @@ def test_explain_on_the_command_line_prints_the_fix() -> None:
         capture_output=True, text=True, check=True,
     )  # fmt: skip
     assert "  to fix: legal at a `value` ≤ 23.9 tok/s (the memory-roof)" in out.stdout
+
+
+def test_a_memory_violation_names_the_bandwidth_that_makes_it_legal() -> None:
+    # a catalogue edit to 500 GB/s: 57.6 tok/s over 500 / 14 = 35.71 tok/s needs 806.4 GB/s
+    r = record(
+        Verdict.VIOLATION, 57.6, (memory(35.714, 57.6),),
+        rate=stated(RateKind.PER_SEQUENCE), count=stated(1), active_bytes=stated(14 * GB),
+        bandwidth_gbps=stated(500.0),
+    )  # fmt: skip
+    assert "legal at ≥ 807 GB/s per part (it has 500)" in (fix_for(r) or "")

@@ -204,7 +204,7 @@ def test_a_violation_says_what_to_check_at_the_value_line() -> None:
     assert (
         "to fix: legal at a `value` ≤ 23.9 tok/s (the memory-roof); or legal as the aggregate "
         "of a batch of at least 3 sequences; or legal at ≤ 32.5 GB of weights per token "
-        "(it reads 75 GB)" in out.stdout
+        "(it reads 75 GB); or legal at ≥ 4,124 GB/s per part (it has 1792)" in out.stdout
     )
 
 

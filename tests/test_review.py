@@ -271,3 +271,91 @@ def test_the_review_costs_at_most_three_requests_whatever_the_pr_s_size(
     assert len(review_requests(gh)) == REVIEW_MAX  # list + 2 deletes; the rest next run
     assert "left for the next run" in second.stdout
     assert len(gh.requests) <= TODAY_MAX + REVIEW_MAX
+
+
+# ------------------------------------------------------------------ before and after, pure
+
+
+def test_compare_names_what_moved_each_record_and_counts_worse_better_alone_new() -> None:
+    from roofbot.core.compare import compare
+    from roofbot.core.provenance import Basis, Input
+    from roofbot.core.results import CheckId, RecordResult, RoofCheck, Verdict
+
+    def result(rid: str, verdict: Verdict, value: float, bw: float) -> RecordResult:
+        source = "data/accelerators/a.json: memory_bandwidth_gbps"
+        ceiling = bw / 14
+        return RecordResult(
+            rid, f"data/benchmarks/{rid}.json", verdict, value=value,
+            inputs=(("bandwidth_gbps", Input(bw, source, Basis.CATALOGUE)),),
+            checks=(RoofCheck(CheckId.MEMORY, True, ceiling, value, "bw / 14 GB"),),
+        )  # fmt: skip
+
+    base = [
+        result("flipped", Verdict.PASS, 57.6, 1555.0),
+        result("raised", Verdict.PASS, 40.0, 1555.0),
+        result("fixed", Verdict.VIOLATION, 150.0, 1555.0),
+    ]
+    head = [
+        result("flipped", Verdict.VIOLATION, 57.6, 500.0),
+        result("raised", Verdict.PASS, 60.0, 1555.0),
+        result("fixed", Verdict.PASS, 100.0, 1555.0),
+        result("added", Verdict.PASS, 10.0, 1555.0),
+    ]
+    c = compare(base, head)
+    assert [c.count(k) for k in ("worse", "better", "same", "new")] == [1, 1, 1, 1]
+    flipped = c.of("flipped")
+    assert flipped is not None and flipped.kind == "worse"
+    (m,) = flipped.moved
+    assert (m.name, m.before, m.after, m.path) == (
+        "memory_bandwidth_gbps", "1555", "500", "data/accelerators/a.json",
+    )  # fmt: skip
+    assert flipped.before_percent is not None and round(flipped.before_percent, 1) == 51.9
+    raised = c.of("raised")
+    assert raised is not None and [(x.name, x.before, x.after) for x in raised.moved] == [
+        ("value", "40", "60")
+    ]
+    added = c.of("added")
+    assert added is not None and added.before is None and added.moved == ()
+
+
+def test_the_mpt_trio_reads_at_a_glance_summary_then_what_changed(
+    tmp_path: Path, gh: FakeGitHub
+) -> None:
+    trio = [
+        MPT,
+        "data/benchmarks/mpt7b-a100-bs64-aggregate-output-tps.json",
+        "data/benchmarks/mpt7b-a100-bs64-per-user-decode-tps.json",
+    ]
+    texts = {p: (FIXTURES / p).read_text("utf-8") for p in trio}
+    pull = make_pull(tmp_path, texts, base_edit=dict.fromkeys(trio))  # the PR adds the trio
+    open_pull(gh, pull)
+    run_action(tmp_path, pull, gh)
+    body = sticky(gh)
+    first_screen = body[: body.index("```mermaid")]
+    order = [
+        first_screen.index("✅ 3 pass"),
+        first_screen.index("**What this pull request changed:**"),
+        first_screen.index("| ✅ pass | [mpt7b-a100-bs1-per-user-decode-tps]"),
+    ]
+    assert order == sorted(order)
+    assert "🆕 3 new" in first_screen and first_screen.count("| new | ✅ pass") == 3
+    assert "What to fix" not in body  # three passes: nothing to fix
+    assert gh.review_comments_on(PR) == []
+
+
+def test_api_mode_places_the_finding_from_the_pr_files_patch(
+    tmp_path: Path, gh: FakeGitHub
+) -> None:
+    pull = make_pull(tmp_path, {MPT: violating_copy()})
+    open_pull(gh, pull)
+    shutil.rmtree(pull.repo / ".git")  # a plain checkout of the base: the API gives the rest
+    gh.add_file(MPT, violating_copy().encode(), ref=pull.head)
+    gh.clear_requests()
+    result = run_action(tmp_path, pull, gh)
+    assert "changed files from api: 1" in result.stdout
+    (comment,) = gh.review_comments_on(PR)
+    assert comment.line == value_line(violating_copy())
+    assert "| ✅ pass 51.9% | **🟥 violation 135.0%** | value 57.6 → 150 |" in sticky(gh)
+    # today's six in API mode (statuses, files, the file, the sticky comment) + the review's 2
+    assert len(gh.requests) <= 6 + REVIEW_MAX
+    assert len(review_requests(gh)) == 2

@@ -31,11 +31,11 @@ def _num(x: float) -> str:
 
 
 def _at_most(x: float) -> str:
-    """An upper bound as a sentence writes it, rounded down (three significant digits): the
-    figure it names is itself legal."""
+    """An upper bound as a sentence writes it, rounded down (to a whole number from 100, else
+    to three significant digits): the figure it names is itself legal."""
     if x <= 0 or not math.isfinite(x):
         return "0"
-    step = 10.0 ** (math.floor(math.log10(x)) - 2)
+    step = 1.0 if x >= 100 else 10.0 ** (math.floor(math.log10(x)) - 2)
     down = math.floor(x / step + 1e-9) * step
     return f"{down:,.0f}" if down >= 100 else f"{down:.3g}"
 
@@ -59,6 +59,24 @@ def _bytes_fix(c: RoofCheck, inp: Mapping[str, Any]) -> str | None:
         return None
     most = nbytes * c.ceiling / c.value
     return f"legal at ≤ {_at_most(most / GB)} GB of weights per token (it reads {_num(nbytes / GB)} GB)"
+
+
+def _at_least(x: float) -> str:
+    """A lower bound as a sentence writes it, rounded up (as `_at_most` rounds down)."""
+    if x <= 0 or not math.isfinite(x):
+        return "0"
+    step = 1.0 if x >= 100 else 10.0 ** (math.floor(math.log10(x)) - 2)
+    up = math.ceil(x / step - 1e-9) * step
+    return f"{up:,.0f}" if up >= 100 else f"{up:.3g}"
+
+
+def _bandwidth_fix(c: RoofCheck, inp: Mapping[str, Any]) -> str | None:
+    """Memory roofs grow with the part's bandwidth: the bandwidth at which the value is legal
+    (what a catalogue edit that lowered it must give back)."""
+    bw = inp.get("bandwidth_gbps")
+    if c.check is CheckId.COMPUTE or not isinstance(bw, int | float) or bw <= 0:
+        return None
+    return f"legal at ≥ {_at_least(bw * c.percent / 100.0)} GB/s per part (it has {bw:g})"
 
 
 def _batch_fix(c: RoofCheck, inp: Mapping[str, Any], memory: RoofCheck | None) -> str | None:
@@ -106,7 +124,8 @@ def _violation(r: RecordResult) -> str | None:
         options += [f"with more accelerators: {count}"] if count else []
         options += [x for x in (_params_fix(c, inp),) if x]
     else:
-        options += [x for x in (_batch_fix(c, inp, memory), _bytes_fix(c, inp)) if x]
+        found = (_batch_fix(c, inp, memory), _bytes_fix(c, inp), _bandwidth_fix(c, inp))
+        options += [x for x in found if x]
     return "; or ".join(options)
 
 
