@@ -124,7 +124,7 @@ def _section(r: RecordResult, moved_by: str | None) -> str:
     if b is not None:
         lines.append(f"Arithmetic: `{_code(b.formula)}`")
     if fix := record_fix(r):
-        lines.append(f"**To fix:** {_fix_text(fix)}")
+        lines.append(f"**To fix:** {_fix_text(r, fix)}")
     return "\n\n".join(lines)
 
 
@@ -135,10 +135,10 @@ def _code(text: str) -> str:
     return text[:300]
 
 
-def _fix_text(text: str) -> str:
-    from roofbot.render.markdown import md_code
+def _fix_text(r: RecordResult, text: str) -> str:
+    from roofbot.render.markdown import fix_markdown
 
-    return str(md_code(text, 1000))
+    return str(fix_markdown(r, text))
 
 
 def _plain(text: str) -> str:

@@ -22,7 +22,14 @@ State (read or seed it directly; all of it is guarded by ``gh.lock``):
     order they were created), ``reactions`` (list of :class:`ReactionState`), ``pulls``
     (number -> :class:`PullState`, whose ``files`` list is the PR's file list), ``blobs``
     (sha -> bytes), ``contents`` ((ref, path) -> blob sha), ``permissions`` (login -> payload),
-    ``bot_login`` / ``bot_type`` (the author of comments and statuses created through the API).
+    ``bot_login`` / ``bot_type`` (the author of comments and statuses created through the API),
+    ``reviews`` (id -> :class:`ReviewState`) and ``review_comments`` (id ->
+    :class:`ReviewCommentState`, the comments on diff lines; ``reviews_on(n)`` and
+    ``review_comments_on(n)`` list a PR's). Reviews are answered as GitHub's REST description
+    has them (no recorded exchange exists): ``POST /pulls/{n}/reviews`` with ``commit_id``,
+    ``event`` and ``comments`` (``path``, ``body``, ``line`` + ``side`` or ``position``; a line
+    the file's ``patch`` does not show is GitHub's 422, see :func:`diff_positions`),
+    ``GET /pulls/{n}/reviews``, ``GET /pulls/{n}/comments``, ``DELETE /pulls/comments/{id}``.
 
 Request log: ``requests`` (list of :class:`RecordedRequest`, every request including the ones a
 fault answered), ``count(method, pattern)``, ``matching(method, pattern)``, ``clear_requests()``.

@@ -359,3 +359,32 @@ def test_api_mode_places_the_finding_from_the_pr_files_patch(
     # today's six in API mode (statuses, files, the file, the sticky comment) + the review's 2
     assert len(gh.requests) <= 6 + REVIEW_MAX
     assert len(review_requests(gh)) == 2
+
+
+def test_a_hostile_record_s_line_comment_is_inert(tmp_path: Path) -> None:
+    repo_dir = tmp_path / "repo"
+    shutil.copytree(FIXTURES, repo_dir, ignore=shutil.ignore_patterns("broken"))
+    data = json.loads((FIXTURES / "broken" / "markdown-injection.json").read_text("utf-8"))
+    data["value"] = 1e9  # over every roof
+    path = "data/benchmarks/markdown-injection.json"
+    text = json.dumps(data, indent=2) + "\n"
+    (repo_dir / path).write_text(text, "utf-8")
+    report = run_check(Repository.open(repo_dir), [path], calibration=False)
+    lines = "\n".join(f"+{x}" for x in text.splitlines())
+    patch = f"@@ -0,0 +1,{len(text.splitlines())} @@\n{lines}"
+    p = plan(report, None, {path: patch}, lambda _p: text.encode(), [], "bot")
+    (comment,) = p.post
+    body = comment.body
+    assert body.count("<!--") == 1 and body.startswith("<!-- roofbot:finding ")
+    assert not re.search(r"@(everyone|maintainers)", body)
+    assert "<script" not in body and "<img" not in body
+    assert not re.search(r"^::", body, re.MULTILINE)
+
+
+def test_the_review_inputs_are_checked_and_request_changes_is_opt_in(
+    tmp_path: Path, gh: FakeGitHub
+) -> None:
+    bad, _ = run(tmp_path / "bad", gh, {MPT: violating_copy()}, INPUT_REVIEW="sideways")
+    assert bad.code == 2 and "input review: inline or off" in bad.stdout
+    run(tmp_path / "rc", gh, {MPT: violating_copy()}, **{"INPUT_REVIEW-EVENT": "request-changes"})
+    assert [r.state for r in gh.reviews_on(PR)] == ["CHANGES_REQUESTED"]

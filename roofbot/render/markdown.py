@@ -107,6 +107,13 @@ def md_code(value: object, limit: int = MAX_FIELD_CHARS) -> Safe:
     return Safe("".join(out))
 
 
+def fix_markdown(r: RecordResult, fix: str) -> Safe:
+    """A record's fix for the page: roofbot's own sentence about a roof keeps its `code`
+    spans (`md_code`); an error's fix quotes the file (its name, a field), so it is escaped
+    whole (`md`), a code span and all."""
+    return md(fix, 1000) if r.verdict is Verdict.ERROR else md_code(fix, 1000)
+
+
 def html_text(value: object, limit: int = MAX_FIELD_CHARS) -> Safe:
     """Escape text inside raw HTML (e.g. `<summary>`), where Markdown backslashes would show."""
     if isinstance(value, Safe):
@@ -254,10 +261,10 @@ def _record_view(
     notes = dict(r.trap_notes)
     fix = fix_for(r)
     return {
+        "fix": fix_markdown(r, fix) if fix else None,
         "id": r.id,
         "path": r.path,
         "link": _link(r.path, head_sha),
-        "fix": fix,
         "record_chart": record_chart(r) if keep and r.verdict in _CHARTED else None,
         "verdict": r.verdict.value,
         "emoji": EMOJI[r.verdict],
@@ -445,7 +452,7 @@ def _fixes_view(
                 "link": _link(r.path, head_sha),
                 "emoji": EMOJI[r.verdict],
                 "verdict": r.verdict.value,
-                "fix": f,
+                "fix": fix_markdown(r, f),
             }
             for r, f in shown
         ],
