@@ -2,8 +2,8 @@
 line comments still stand, which are gone. Pure: the diff comes in as patches, the files as a
 `read` function, GitHub's current comments as data; roofbot/review_post.py does the I/O.
 
-Each violation, error and suspect goes on the line of the diff that holds its offending
-field: the record's `"value"` (or the field an error names) when the record's file is in the
+Each violation, error and suspect (of a current record: a deprecated one is reported apart)
+goes on the line of the diff that holds its offending field: the record's `"value"` (or the field an error names) when the record's file is in the
 diff, else the catalogue field that moved it (`"memory_bandwidth_gbps"` of the accelerator a
 PR edited). Findings on one line share one comment. A line the diff does not show can't take
 a comment: that finding stays in the sticky comment only. Every comment carries a hidden key
@@ -161,8 +161,8 @@ def plan(
     outside: list[str] = []
     lines_of = {path: diff_lines(p) for path, p in patches.items()}
     for r in report.records:
-        if r.verdict not in INLINE:
-            continue
+        if r.verdict not in INLINE or (r.deprecated and not report.deprecated_fail):
+            continue  # a deprecated record is reported apart, in the sticky comment only
         spot = _spot(r, comparison, lines_of, read)
         if spot is None:
             outside.append(r.id)

@@ -388,3 +388,16 @@ def test_the_review_inputs_are_checked_and_request_changes_is_opt_in(
     assert bad.code == 2 and "input review: inline or off" in bad.stdout
     run(tmp_path / "rc", gh, {MPT: violating_copy()}, **{"INPUT_REVIEW-EVENT": "request-changes"})
     assert [r.state for r in gh.reviews_on(PR)] == ["CHANGES_REQUESTED"]
+
+
+def test_a_deprecated_record_s_finding_stays_in_the_sticky_comment(tmp_path: Path) -> None:
+    import dataclasses
+
+    report, text = _report(tmp_path, 150.0)
+    old = dataclasses.replace(report.records[0], status="deprecated")
+    line = value_line(text)
+    patch = f'@@ -{line},1 +{line},1 @@\n-  "value": 57.6,\n+  "value": 150.0,'
+    quiet = dataclasses.replace(report, records=(old,))
+    assert plan(quiet, None, {MPT: patch}, lambda _p: text.encode(), [], "bot").post == ()
+    loud = dataclasses.replace(quiet, deprecated_fail=True)  # the policy fails them: on the line
+    assert len(plan(loud, None, {MPT: patch}, lambda _p: text.encode(), [], "bot").post) == 1
