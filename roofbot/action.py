@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
+from roofbot import instrument as instr
+from roofbot import status
 from roofbot.adapters import actions as A
 from roofbot.adapters.git import (
     GitTree,
@@ -33,6 +35,8 @@ from roofbot.adapters.jsonfile import MAX_BYTES
 from roofbot.adapters.repo import CONFIG_NAME, MAX_CONFIG_BYTES, Repository, load_config_text
 from roofbot.adapters.schemas import Schemas
 from roofbot.adapters.tree import FolderTree, Tree, TreeError, read_or_none
+from roofbot.approval import Approval, stamp, valid_for
+from roofbot.approval import parse as parse_approval
 from roofbot.changes import Changes, FileChange, InstrumentChange
 from roofbot.core.compare import Comparison
 from roofbot.core.config import Config, ConfigError
@@ -43,16 +47,17 @@ from roofbot.links import gotcha_paths
 from roofbot.render import json_report
 from roofbot.render.markdown import MARKER, fit, render_report
 
-EVENTS = ("pull_request", "pull_request_target")
+EVENTS = ("pull_request", "pull_request_target", "merge_group")
 COMMENT_EVENT = "issue_comment"  # a `/roofcheck` command (roofbot.command)
-ACTIONS = ("opened", "synchronize", "reopened", "ready_for_review")
-CONTEXT = "roofcheck"
+ACTIONS = ("opened", "synchronize", "reopened", "ready_for_review", "edited")
+CONTEXT = "roofcheck"  # the prefix: the status is `roofcheck/<base>` (roofbot.status)
 COMMENT_BUDGET = 60000
 SHORT_COMMENT_BUDGET = 30000  # after GitHub answered 422 "too long" anyway
 SUMMARY_BYTES = 1_000_000  # GitHub's job summary takes up to 1 MiB per step
 SUMMARY_BUDGET = 900_000
 MAX_API_FILES = 300  # changed files fetched one by one in API mode
-FINAL_STATUS_ATTEMPTS = 3  # a status POST is safe to repeat: the newest one counts
+FINAL_STATUS_ATTEMPTS = 3  # > 1: the final status is repeated (safe: the newest one counts)
+STATUS_WAIT = 600.0  # seconds the final status may wait out GitHub, by default
 COMMENT_RETRIES = 1  # the sticky comment after a 5xx, a timeout or a short rate limit
 MAX_WAIT = 10.0  # seconds roofbot waits for GitHub to recover (a Retry-After, a 5xx) at most
 
@@ -70,6 +75,13 @@ class PullEvent:
     base_ref: str
     is_fork: bool
     draft: bool
+    approval_pull: int | None = None  # merge_group: the PR whose approval counts (else number)
+    approval_sha: str | None = None  # merge_group: the PR head an approval must name
+
+    @property
+    def context(self) -> str:
+        """The commit status's context: `roofcheck/<base>` (roofbot.status)."""
+        return status.context(self.base_ref)
 
 
 @dataclass(frozen=True)
@@ -85,6 +97,8 @@ class Settings:
     summary_url: str | None
     sweep: bool = False  # `/roofcheck all`: every record, not only the changed ones
     plot_dir: Path | None = None  # where the roofline chart goes (input plot), None: no chart
+    approval: Approval | None = None  # `/roofcheck approve`: given on this run, for this head
+    status_wait: float = STATUS_WAIT  # seconds the final status may wait (ROOFBOT_STATUS_WAIT)
     review: Literal["inline", "off"] = "inline"  # findings on their diff lines (review.py)
     review_event: Literal["COMMENT", "REQUEST_CHANGES"] = "COMMENT"
 
@@ -97,10 +111,14 @@ def parse_event(name: str, payload: Mapping[str, Any]) -> PullEvent | None:
     """The pull request of a supported event, or None for an action roofbot does not handle."""
     if name not in EVENTS:
         raise UsageError(
-            f"event {name!r} is not supported: use pull_request or pull_request_target"
+            f"event {name!r} is not supported: use pull_request, pull_request_target or merge_group"
         )
+    if name == "merge_group":
+        return _queue_event(payload)
     if payload.get("action") not in ACTIONS:
         return None
+    if payload.get("action") == "edited" and not status.base_changed(payload):
+        return None  # a new title or body: nothing roofbot checks changed
     pr = payload.get("pull_request")
     if not isinstance(pr, Mapping):
         raise UsageError("the event payload has no pull_request")
@@ -119,6 +137,28 @@ def parse_event(name: str, payload: Mapping[str, Any]) -> PullEvent | None:
         )
     except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise UsageError(f"the event payload is not a pull request event: {e!r}") from None
+
+
+def _queue_event(payload: Mapping[str, Any]) -> PullEvent | None:
+    """A merge queue's group: checked like a pull request from the base to the group's head;
+    no comment (there is no pull request), the status on the group's head."""
+    if payload.get("action") != "checks_requested":
+        return None
+    try:
+        group = status.queue_group(payload)
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        raise UsageError(f"the event payload is not a merge_group event: {e!r}") from None
+    return PullEvent(
+        number=0,
+        action="merge_group",
+        base_sha=group.base_sha,
+        head_sha=group.head_sha,
+        base_ref=group.base_ref,
+        is_fork=False,
+        draft=False,
+        approval_pull=group.pull,
+        approval_sha=group.pull_head or None,
+    )
 
 
 def read_payload(env: Mapping[str, str]) -> tuple[str, Mapping[str, Any]]:
@@ -194,6 +234,7 @@ def settings_for(
         summary_url=summary_url,
         sweep=sweep,
         plot_dir=plot_dir,
+        status_wait=status_wait_bound(env),
         review="off" if review == "off" else "inline",
         review_event="REQUEST_CHANGES" if review_event == "request-changes" else "COMMENT",
     )
@@ -250,8 +291,9 @@ class Inputs:
     source: Literal["git", "api"]
     notes: tuple[str, ...] = ()  # what the report must say about how the files were read
     head_config_problem: str | None = None  # the PR's config is there but can't be read
-    base_tree: Tree | None = None  # the base commit, for before and after (None: not shown)
-    patches: Mapping[str, str | None] | None = None  # API mode: each PR file's diff
+    # the base's files: its catalogue, for the check-twice; its records, for before and after
+    base_tree: Tree | None = None
+    patches: Mapping[str, str | None] | None = None  # API mode: each changed file's diff
 
 
 def head_config(tree: Tree, path: str, present: bool) -> tuple[str | None, str | None]:
@@ -280,7 +322,7 @@ def _relevant(path: str, cfg: Config, config_path: str) -> bool:
 
 def gather_git(s: Settings) -> Inputs:
     head = GitTree(s.workspace, s.event.head_sha)
-    base = GitTree(s.workspace, s.event.base_sha)  # kept open for before and after
+    base = GitTree(s.workspace, s.event.base_sha)  # kept open: the check-twice, before/after
     try:
         base_text = base.text(s.config_path)
         files = changed_files(s.workspace, s.event.base_sha, s.event.head_sha)
@@ -294,7 +336,10 @@ def gather_git(s: Settings) -> Inputs:
 
 
 def gather_api(s: Settings, client: Any, base_cfg: Config, out: TextIO) -> Inputs:
-    from roofbot.adapters.github_api import MAX_PULL_FILES, GitHubError
+    """The change read through the API, pinned to the event's SHAs (roofbot.head_files): the
+    comparison base...head, modes from the head's git tree, blobs by SHA."""
+    from roofbot.adapters.github_api import MAX_COMPARE_FILES
+    from roofbot.head_files import read_head
 
     base_tree = FolderTree(s.workspace)
     cfg_file = s.workspace / s.config_path
@@ -306,43 +351,41 @@ def gather_api(s: Settings, client: Any, base_cfg: Config, out: TextIO) -> Input
     reasons: dict[str, str] = {}
     notes: list[str] = []
     status_map = {"removed": "deleted", "renamed": "renamed", "added": "added", "copied": "copied"}
-    listed = client.list_pull_files(s.event.number)
+    listed, full = client.compare_files(s.event.base_sha, s.event.head_sha)
     patches = {f.filename: f.patch for f in listed}
     for f in listed:
         status = status_map.get(f.status, "modified")
         files.append(FileChange(status, f.filename, f.previous_filename))  # type: ignore[arg-type]
-    if len(listed) >= MAX_PULL_FILES:
+    if full:
         notes.append(
-            f"GitHub lists at most {MAX_PULL_FILES} changed files of a pull request: files past "
+            f"GitHub lists at most {MAX_COMPARE_FILES} changed files of a comparison: files past "
             "that were not seen. Fetch the pull request's head in the workflow (git mode) to "
             "check them all."
         )
     relevant = [f for f in files if _relevant(f.path, base_cfg, s.config_path)]
-    fetched = skipped = 0
+    wanted: list[str] = []
+    skipped = 0
     for f in relevant:
         if f.old_path:
             overlay[f.old_path] = None
         if f.status == "deleted":
             overlay[f.path] = None
             reasons[f.path] = "the pull request deletes it"
-            continue
-        if fetched >= MAX_API_FILES:
+        elif len(wanted) >= MAX_API_FILES:
             overlay[f.path] = None
             reasons[f.path] = (
                 f"not fetched: the pull request changes more than {MAX_API_FILES} files roofbot "
                 "reads, and without its head in the workspace each costs an API call"
             )
             skipped += 1
-            continue
-        fetched += 1
-        try:
-            overlay[f.path] = client.get_file_at(f.path, s.event.head_sha)
-            if overlay[f.path] is None:
-                reasons[f.path] = "it is not a regular file at the head (a link or a folder)"
-        except GitHubError as e:
-            A.log(out, f"{f.path}: {e}")
-            overlay[f.path] = None
-            reasons[f.path] = f"GitHub did not send it ({type(e).__name__})"
+        else:
+            wanted.append(f.path)
+    head = read_head(client, s.event.head_sha, wanted, MAX_BYTES)
+    for path, error in head.failures:
+        A.log(out, f"{path}: {error}")
+    overlay.update(head.data)
+    reasons.update(head.reasons)
+    files = [dataclasses.replace(f, symlink=True) if f.path in head.links else f for f in files]
     if skipped:
         A.log(out, f"more than {MAX_API_FILES} changed files: {skipped} not fetched")
         notes.append(
@@ -366,15 +409,9 @@ def gather_api(s: Settings, client: Any, base_cfg: Config, out: TextIO) -> Input
 
 
 def merge_config(base: Config, head: Config, fail_on: frozenset[Verdict] | None) -> Config:
-    """Policy (what fails, which files are records) from the base branch; pins, calibration
-    and trap links from the PR. The action's `fail-on` input overrides both."""
-    return dataclasses.replace(
-        head,
-        records=base.records,
-        catalogue=base.catalogue,
-        fail_on=fail_on if fail_on is not None else base.fail_on,
-        deprecated_fail=base.deprecated_fail,
-    )
+    """The whole instrument from the base branch (roofbot.instrument.run_config, with no record
+    added: the PR's pins are not used). The action's `fail-on` input overrides `fail_on`."""
+    return instr.run_config(base, head, frozenset(), fail_on)
 
 
 def instrument_changes(base: Config, head: Config) -> list[InstrumentChange]:
@@ -513,9 +550,14 @@ def annotations_for(report: Report, tree: Tree) -> list[A.Annotation]:
     return out
 
 
-def evaluate(s: Settings, inputs: Inputs) -> Outcome:
+def evaluate(
+    s: Settings, inputs: Inputs, approval_lookup: Callable[[], Approval | None] | None = None
+) -> Outcome:
     """The whole check, as data: nothing is posted here. Raises ConfigError on a bad base
-    config; a bad PR config becomes a failure the comment explains."""
+    config; a bad PR config becomes a failure the comment explains. The instrument is the base
+    branch's (roofbot.instrument); where the PR moves it and a record passes only under the
+    PR's, the outcome is held until `approval_lookup` (called only then) finds an approval of
+    this head."""
     base_cfg = load_config_text(inputs.base_config_text)
     try:
         if inputs.head_config_problem:
@@ -524,7 +566,8 @@ def evaluate(s: Settings, inputs: Inputs) -> Outcome:
         config_problem = None
     except ConfigError as e:
         head_cfg, config_problem = base_cfg, str(e)
-    config = merge_config(base_cfg, head_cfg, s.fail_on)
+    added = instr.added_record_ids(inputs.files, base_cfg)
+    config = instr.run_config(base_cfg, head_cfg, added, s.fail_on)
     instrument = instrument_changes(base_cfg, head_cfg)
     repo = Repository(inputs.tree, config, Schemas(s.workspace / "schemas"))
     relevant = [
@@ -565,6 +608,14 @@ def evaluate(s: Settings, inputs: Inputs) -> Outcome:
         extra.append(Message("error", f"the PR's {s.config_path}: {config_problem}"))
     if extra:
         report = dataclasses.replace(report, messages=(*report.messages, *extra))
+    review = review_instrument(s, inputs, relevant, config, base_cfg, instrument, added,
+                               records + deps, report)  # fmt: skip
+    ok = report.ok and config_problem is None
+    approval = None
+    if review is not None and review.held and ok:
+        approval = valid_for(s.approval or (approval_lookup() if approval_lookup else None),
+                             s.event.approval_sha or s.event.head_sha)  # fmt: skip
+    held = review is not None and bool(review.held) and ok and approval is None
     links = gotcha_paths(config, repo.catalogue())
     chart = draw_chart(report, config, s.plot_dir)
     comparison = None
@@ -584,24 +635,31 @@ def evaluate(s: Settings, inputs: Inputs) -> Outcome:
         "template": s.template,
         "title": s.title,
         "chart_url": f"{s.summary_url}#artifacts" if chart and s.summary_url else None,
+        "extra": {"instrument": instr.view(review, approval) if review is not None else None},
     }
-    comment = render_report(
-        report, links, max_chars=COMMENT_BUDGET, summary_url=s.summary_url, **common
-    )
+    comment = stamp(
+        render_report(report, links, max_chars=COMMENT_BUDGET, summary_url=s.summary_url,
+                      **common),
+        approval,
+    )  # fmt: skip
 
-    def rerender(review: Mapping[str, Any]) -> tuple[str, str]:
-        noted = {**common, "review": review}
+    def rerender(note: Mapping[str, Any]) -> tuple[str, str]:
+        """The comment and the summary again, saying what the inline review could not post."""
+        noted = {**common, "review": note}
         text = render_report(report, links, max_chars=COMMENT_BUDGET,
                              summary_url=s.summary_url, **noted)  # fmt: skip
-        return text, _summary(report, links, noted)
+        return stamp(text, approval), _summary(report, links, noted)
 
     summary = _summary(report, links, common)
-    ok = report.ok and config_problem is None
     description = describe(report, changes)
     if s.sweep:
         description = ("all records: " + description)[:139]
     if config_problem:
         description = f"the PR's {s.config_path} is invalid"
+    if held and review is not None:
+        ok, description = False, review.description()
+    elif approval is not None:
+        description = clip(f"{description}; instrument approved by {approval.by}", 139)
     return Outcome(
         report,
         changes,
@@ -614,6 +672,45 @@ def evaluate(s: Settings, inputs: Inputs) -> Outcome:
         chart,
         comparison,
         rerender,
+    )
+
+
+def review_instrument(
+    s: Settings,
+    inputs: Inputs,
+    relevant: list[FileChange],
+    config: Config,
+    base_cfg: Config,
+    changes: list[InstrumentChange],
+    added: frozenset[str],
+    paths: list[str],
+    report: Report,
+) -> instr.Review | None:
+    """Check twice where the PR moves the instrument: the same records under the base's
+    catalogue and pins. None: the PR leaves the instrument alone."""
+    skipped = tuple(instr.not_applied(changes, added, base_cfg))
+    catalogue = instr.catalogue_changes(relevant, base_cfg)
+    pr_pins = tuple(sorted(instr.pr_pinned_ids(config, base_cfg)))
+    if not catalogue and not pr_pins:
+        return instr.Review(not_applied=skipped) if skipped else None
+    if inputs.base_tree is None:
+        return instr.Review(not_applied=skipped, pr_pins=pr_pins)
+    base_view = instr.BaseCatalogueTree(inputs.tree, inputs.base_tree, config.catalogue)
+    base_repo = Repository(
+        base_view, dataclasses.replace(config, pins=base_cfg.pins), Schemas(s.workspace / "schemas")
+    )
+    base_report = run_check(base_repo, paths, calibration=False, jobs=0)
+    parts = instr.new_parts(catalogue, config, inputs.tree)
+    fields = instr.field_changes(catalogue, config, inputs.tree, inputs.base_tree)
+    shown = fields[: instr.MAX_FIELD_CHANGES]
+    return instr.Review(
+        field_changes=tuple(shown),
+        field_changes_hidden=len(fields) - len(shown),
+        new_parts=tuple(parts),
+        moves=tuple(instr.compare(report, base_report, new_part=bool(parts))),
+        not_applied=skipped,
+        pr_pins=pr_pins,
+        checked_twice=True,
     )
 
 
@@ -650,18 +747,45 @@ def _summary(report: Report, links: Mapping[str, str | None], common: dict[str, 
 def _wait_for(error: Exception, attempt: int, *, insist: bool = False) -> float | None:
     """Seconds to wait before repeating a call that failed with `error`, or None: not worth
     repeating (a 4xx, or a rate limit that resets later than roofbot may wait). `insist`
-    (the final status, one request that decides whether a PR stays pending): a rate limit is
-    tried again after a second whatever its reset time."""
+    (the final status, one request that decides whether a PR stays pending): a rate limit's
+    whole wait, as its headers give it (`retry-after`, else the reset time), for the caller
+    to hold against its bound."""
     from roofbot.adapters.github_api import GitHubRateLimited, GitHubUnavailable
 
     if isinstance(error, GitHubRateLimited):
         wait = error.retry_after
+        if insist:
+            return limit_wait(error)
         if wait is not None and wait <= MAX_WAIT:
             return wait
-        return 1.0 if insist else None
+        return None
     if isinstance(error, GitHubUnavailable):
         return min(float(2**attempt), MAX_WAIT)
     return None
+
+
+def limit_wait(error: Any) -> float:
+    """How long a rate limit lasts, from its headers: `retry-after` (a secondary limit, 60 s
+    or more on GitHub), else until `x-ratelimit-reset` (a primary limit), plus a second for
+    clocks; 60 s when GitHub gave neither, as its documentation says to wait."""
+    from datetime import UTC, datetime
+
+    if error.retry_after is not None:  # a secondary limit says how long, whatever the reset
+        return max(float(error.retry_after), 0.0)
+    if error.reset_at is not None:
+        left = float((error.reset_at - datetime.now(UTC)).total_seconds()) + 1.0
+        return round(max(left, 0.0), 1)
+    return 60.0
+
+
+def status_wait_bound(env: Mapping[str, str]) -> float:
+    """Seconds the final status may wait for GitHub (ROOFBOT_STATUS_WAIT, default 600: the
+    example workflows' 15-minute job timeout leaves room for it after the check)."""
+    text = env.get("ROOFBOT_STATUS_WAIT", "").strip()
+    try:
+        return max(float(text), 0.0) if text else STATUS_WAIT
+    except ValueError:
+        raise UsageError(f"ROOFBOT_STATUS_WAIT: seconds, got {clip(text, 40)!r}") from None
 
 
 def set_status(
@@ -673,37 +797,60 @@ def set_status(
     *,
     target_url: str | None = None,
     attempts: int = 1,
+    context: str = CONTEXT,
+    wait_bound: float = 0.0,
+    refused: list[bool] | None = None,
 ) -> bool:
-    """Set the `roofcheck` status; never raises. A status is safe to repeat (the newest one
-    counts), so a final one is tried `attempts` times while GitHub is unavailable."""
-    from roofbot.adapters.github_api import GitHubError
+    """Set the status; never raises. A status is safe to repeat (the newest one counts), so a
+    final one (`attempts` > 1) is tried again while GitHub is unavailable or rate limited, for
+    up to `wait_bound` seconds in all: a rate limit is waited out to the reset its headers
+    give, if that falls within the bound; a 5xx is tried `attempts` times; then False."""
+    from roofbot.adapters.github_api import GitHubError, GitHubRateLimited
 
-    for attempt in range(attempts):
+    deadline = time.monotonic() + wait_bound
+    attempt = 0
+    while True:
         try:
-            client.set_status(sha, state, description[:139], CONTEXT, target_url)
+            client.set_status(sha, state, description[:139], context, target_url)
             return True
         except GitHubError as e:
             wait = _wait_for(e, attempt, insist=attempts > 1)
-            if wait is None or attempt + 1 == attempts:
+            attempt += 1
+            left = deadline - time.monotonic()
+            limited = isinstance(e, GitHubRateLimited)  # waited out; a 5xx: `attempts` tries
+            if (
+                wait is None
+                or attempts <= 1
+                or wait > left
+                or (not limited and attempt >= attempts)
+            ):
                 A.log(out, f"could not set the {state} status: {e}")
+                if limited and wait is not None and wait > left and attempts > 1:
+                    A.log(out, f"GitHub asks to wait {wait:.0f} s, past roofbot's bound "
+                               f"({max(left, 0):.0f} s left of ROOFBOT_STATUS_WAIT)")  # fmt: skip
                 if "forbidden" in type(e).__name__.lower():
                     A.log(out, "the token can't write statuses (a fork's read-only token?)")
+                    if refused is not None:
+                        refused.append(True)
                 return False
             A.log(out, f"setting the {state} status failed ({e}); again in {wait:g} s")
             time.sleep(wait)
-    return False
 
 
 @contextmanager
-def status_guard(client: Any, s: Settings, out: TextIO) -> Iterator[list[tuple[str, str]]]:
+def status_guard(
+    client: Any, s: Settings, out: TextIO, landed: list[str] | None = None
+) -> Iterator[list[tuple[str, str]]]:
     """Pending on entry (if it can't be set, the run goes on); the final state the body
-    appends, or `error` if it raised. The final status is tried until GitHub takes it."""
+    appends, or `error` if it raised. The final status is tried until GitHub takes it or
+    roofbot's bound runs out; `landed` gets "set", "refused" (a read-only token: the job's
+    own result is all there is) or "failed"."""
     final: list[tuple[str, str]] = []
     sha = s.event.head_sha
     if client is not None:
         what = "every record" if s.sweep else "the changed records"
         set_status(client, sha, "pending", f"roofbot is checking {what}", out,
-                   target_url=s.summary_url)  # fmt: skip
+                   target_url=s.summary_url, context=s.event.context)  # fmt: skip
     try:
         yield final
     except BaseException as e:
@@ -712,8 +859,12 @@ def status_guard(client: Any, s: Settings, out: TextIO) -> Iterator[list[tuple[s
     finally:
         if client is not None:
             state, desc = final[-1] if final else ("error", "roofbot stopped without a result")
-            set_status(client, sha, state, desc, out, target_url=s.summary_url,
-                       attempts=FINAL_STATUS_ATTEMPTS)  # fmt: skip
+            refused: list[bool] = []
+            ok = set_status(client, sha, state, desc, out, target_url=s.summary_url,
+                            attempts=FINAL_STATUS_ATTEMPTS, context=s.event.context,
+                            wait_bound=s.status_wait, refused=refused)  # fmt: skip
+            if landed is not None:
+                landed.append("set" if ok else "refused" if refused else "failed")
 
 
 def _report_path(env: Mapping[str, str]) -> Path:
@@ -768,13 +919,20 @@ def check_pull(
 ) -> Checked:
     """Check one pull request and report it: pending status, the check, the sticky comment,
     the summary, annotations, outputs, and the final status whatever happens."""
-    with status_guard(client, s, out) as final:
+    landed: list[str] = []
+    with status_guard(client, s, out, landed) as final:
         code, outcome, problem = _run(s, env, client, out, dry_run)
         if outcome is not None:
             final.append((outcome.state, outcome.description))
-            return Checked(code, outcome.state)
-        final.append(("error", problem))
-        return Checked(code, "error")
+            result = Checked(code, outcome.state)
+        else:
+            final.append(("error", problem))
+            result = Checked(code, "error")
+    if landed == ["failed"]:
+        A.log(out, f"the final {s.event.context} status was not set: this job fails so that "
+                   "it shows (rerun it, or comment /roofcheck)")  # fmt: skip
+        return Checked(max(code, 1), result.state)
+    return result
 
 
 def _unfinished(env: Mapping[str, str], title: str, detail: str) -> None:
@@ -812,7 +970,7 @@ def _run(
             )
             inputs = gather_api(s, client, base_cfg, out)
         A.log(out, f"changed files from {inputs.source}: {len(inputs.files)}")
-        outcome = evaluate(s, inputs)
+        outcome = evaluate(s, inputs, lambda: _recorded_approval(client, s, out))
         if not dry_run and client is not None:
             outcome = _review(client, s, inputs, outcome, out)
     except ConfigError as e:
@@ -828,10 +986,10 @@ def _run(
         _unfinished(env, "git failed", str(e))
         return 1, None, "roofbot could not read the pull request's commits (see the job log)"
     finally:
-        if inputs is not None and isinstance(inputs.tree, GitTree):
-            inputs.tree.close()
-        if inputs is not None and isinstance(inputs.base_tree, GitTree):
-            inputs.base_tree.close()
+        if inputs is not None:
+            for t in (inputs.tree, inputs.base_tree):
+                if isinstance(t, GitTree):
+                    t.close()
     report_path = _report_path(env)
     report_path.write_text(outcome.json_text, encoding="utf-8")
     A.write_summary(env, outcome.summary)
@@ -852,10 +1010,25 @@ def _run(
     if dry_run:
         A.log(out, f"dry run: status would be {outcome.state}: {outcome.description}")
         A.log(out, f"dry run: comment of {len(outcome.comment)} characters not posted")
-    elif s.comment == "update":
+    elif s.comment == "update" and s.event.number > 0:  # a merge queue's group has no PR
         _post_comment(client, s, outcome, env, out)
     A.log(out, f"{outcome.state}: {outcome.description}")
     return (0 if outcome.state == "success" else 1), outcome, ""
+
+
+def _recorded_approval(client: Any, s: Settings, out: TextIO) -> Approval | None:
+    """The approval in roofbot's own sticky comment (roofbot.approval), if any."""
+    from roofbot.adapters.github_api import GitHubError
+
+    number = s.event.approval_pull or s.event.number
+    if client is None or number <= 0:
+        return None
+    try:
+        comment = client.find_sticky_comment(number, MARKER)
+    except GitHubError as e:
+        A.log(out, f"could not read the sticky comment for an approval: {e}")
+        return None
+    return parse_approval(comment.body) if comment is not None else None
 
 
 FALLBACK = "the report is in the job summary and the annotations"
@@ -864,8 +1037,8 @@ FALLBACK = "the report is in the job summary and the annotations"
 def _review(client: Any, s: Settings, inputs: Inputs, outcome: Outcome, out: TextIO) -> Outcome:
     """The findings on their diff lines (roofbot/review_post.py), on pull_request(_target)
     with `review: inline`; the sticky comment says what could not go there."""
-    if s.review != "inline" or s.event_name not in EVENTS:
-        return outcome
+    if s.review != "inline" or s.event_name not in ("pull_request", "pull_request_target"):
+        return outcome  # a merge group or a /roofcheck command has no diff of its own to review
     from roofbot.adapters.git import GitError
     from roofbot.core.results import Calibration
     from roofbot.review_post import git_patches, post_review

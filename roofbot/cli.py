@@ -25,7 +25,14 @@ def _open(repo: Path):  # type: ignore[no-untyped-def]
     try:
         return Repository.open(repo)
     except ConfigError as e:
-        raise click.UsageError(str(e)) from None
+        raise click.UsageError(_neutral(str(e))) from None
+
+
+def _neutral(text: str) -> str:
+    """A message quoting a file's text, safe in a job log (no `::` or `##[` command)."""
+    from roofbot.adapters.actions import neutralise
+
+    return neutralise(text)
 
 
 repo_option = click.option(
@@ -152,7 +159,10 @@ def check(
     links = gotcha_paths(repository.config, repository.catalogue())
     cfg = repo / ".roofbot.yml"
     cfg_text = cfg.read_text("utf-8", "replace") if cfg.is_file() and not cfg.is_symlink() else None
-    click.echo(_render(fmt, report, repository, links, cfg_text, quiet, verbose), nl=False)
+    text = _render(fmt, report, repository, links, cfg_text, quiet, verbose)
+    # text and Markdown print a record's paths and ids: never a workflow command in a job log
+    # (json and sarif are data; github escapes every value itself)
+    click.echo(_neutral(text) if fmt in ("text", "markdown") else text, nl=False)
     sys.exit(0 if report.ok else 1)
 
 
@@ -170,7 +180,7 @@ def _cache_line(spec, stats, verbose: bool, quiet: bool) -> None:  # type: ignor
     """What the cache did, on stderr: why it was off (unless -q), its counts (with -v)."""
     if not quiet:
         for warning in dict.fromkeys(stats.warnings):
-            click.echo(f"roofbot: {warning}", err=True)
+            click.echo(f"roofbot: {_neutral(warning)}", err=True)
     if spec is not None and verbose:
         click.echo(
             f"roofbot: {stats.hits:,} result(s) from the cache, {stats.misses:,} checked "
@@ -289,7 +299,7 @@ def _stream_text(  # type: ignore[no-untyped-def]
         ok,
         cfg.deprecated_fail,
     )
-    (out or sys.stdout).write(assemble(entries, summary, color, quiet))
+    (out or sys.stdout).write(_neutral(assemble(entries, summary, color, quiet)))
     return ok
 
 

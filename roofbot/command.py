@@ -11,6 +11,8 @@ comment. Nothing a commenter writes is ever echoed: replies are fixed text."""
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -18,6 +20,7 @@ from enum import Enum
 from typing import Any, TextIO
 
 from roofbot.adapters import actions as A
+from roofbot.approval import Approval
 
 COMMAND = "/roofcheck"
 REPLY_MARKER = "<!-- roofbot:reply -->"  # not the sticky marker: a reply is never the report
@@ -31,6 +34,7 @@ class Kind(Enum):
     RERUN = "rerun"  # `/roofcheck`: the changed records, as on a push
     ALL = "all"  # `/roofcheck all`: every record of the repository at the PR's head
     HELP = "help"
+    APPROVE = "approve"  # `/roofcheck approve`: accept the instrument changes of this head
     UNKNOWN = "unknown"  # `/roofcheck something-else`: answered with the help
 
 
@@ -101,7 +105,7 @@ def read_event(payload: Mapping[str, Any]) -> CommentEvent:
 
 # ------------------------------------------------------------------ what a comment asks
 
-KINDS = {"": Kind.RERUN, "all": Kind.ALL, "help": Kind.HELP}
+KINDS = {"": Kind.RERUN, "all": Kind.ALL, "help": Kind.HELP, "approve": Kind.APPROVE}
 
 
 def parse_command(body: str) -> Command | None:
@@ -145,15 +149,16 @@ def triage(event: CommentEvent) -> Ignored | Request:
 
 # ------------------------------------------------------------------ who may run it
 
-#: Author associations that can merge, as GitHub reports them on the comment (fast path).
-MERGERS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
+#: The author association that alone proves write access (fast path). MEMBER and COLLABORATOR
+#: do not: a read-only organisation member or a triage collaborator has them too.
+MERGERS = frozenset({"OWNER"})
 #: Repository permissions that can merge, from the collaborator-permission endpoint (either
 #: the legacy `permission` or `role_name`; `GitHubClient.permission` takes the stronger).
 WRITERS = frozenset({"write", "maintain", "admin"})
 
 WHO_MAY_RUN = (
-    "`/roofcheck` can be run by people who may merge into this repository: its owner, members "
-    "of its organisation, and collaborators with write, maintain or admin permission."
+    "`/roofcheck` can be run by people who may merge into this repository: its owner, and "
+    "anyone with write, maintain or admin permission on it."
 )
 NOT_ALLOWED = (
     f"{REPLY_MARKER}\n"
@@ -164,9 +169,17 @@ NOT_ALLOWED = (
 )
 
 
+def refused_marker(login: str) -> str:
+    """The hidden line that says this user was already told they may not run `/roofcheck` on
+    this pull request: a digest of the login, so the reply mentions no one."""
+    digest = hashlib.sha256(login.lower().encode("utf-8")).hexdigest()[:16]
+    return f"<!-- roofbot:refused {digest} -->"
+
+
 def authorize(association: str | None, permission: Callable[[], str]) -> Authorization:
-    """Allowed when the comment's author association is OWNER, MEMBER or COLLABORATOR;
-    otherwise `permission()` (one API call) must be write, maintain or admin. Errors of
+    """Allowed when the comment's author association is OWNER; otherwise `permission()` (one
+    API call) must be write, maintain or admin (a MEMBER or COLLABORATOR may have read or
+    triage only). Errors of
     `permission()` propagate: the caller decides (roofbot runs nothing)."""
     if association in MERGERS:
         return Authorization(True, f"author association {association}")
@@ -187,6 +200,9 @@ HELP = (
     "| `/roofcheck all` | checks every benchmark record of the repository at this pull "
     "request's head; the `roofcheck` status then covers all of them (`/roofcheck` goes back "
     "to the changed records) |\n"
+    "| `/roofcheck approve` | accepts the changes this pull request makes to the instrument "
+    "(catalogue records, pins) for its current head only: a new push needs a new approval; "
+    "the comment says who approved |\n"
     "| `/roofcheck help` | this message |\n\n"
     f"{WHO_MAY_RUN}\n"
 )
@@ -256,7 +272,16 @@ def _answer(
         return 1
     if not auth.allowed:
         A.log(out, f"/roofcheck by {event.author_login} not run: {auth.via}")
-        _reply(client, number, NOT_ALLOWED, out)
+        mark = refused_marker(event.author_login)
+        try:
+            answered = client.has_bot_comment(number, mark)
+        except GitHubError as e:
+            A.log(out, f"could not list the comments of #{number}: {e}")
+            answered = True  # in doubt, stay quiet: a missing reply costs less than a flood
+        if answered:
+            A.log(out, f"{event.author_login} was already answered on #{number}: no reply")
+            return 0
+        _reply(client, number, NOT_ALLOWED + mark + "\n", out)
         return 0
     A.log(out, f"/roofcheck {command.kind.value} by {event.author_login} ({auth.via})")
     _react(client, event.comment_id, "eyes", out)
@@ -276,6 +301,12 @@ def _answer(
         settings = action.settings_for(
             env, action.COMMENT_EVENT, pr_event, sweep=command.kind is Kind.ALL
         )
+        if command.kind is Kind.APPROVE:  # for this head only: the check records it
+            A.log(
+                out, f"instrument changes of {pull.head_sha[:12]} approved by {event.author_login}"
+            )
+            approval = Approval(pull.head_sha, event.author_login)
+            settings = dataclasses.replace(settings, approval=approval)
         checked = action.check_pull(settings, env, client, out)
     except GitHubError as e:
         A.log(out, f"could not read pull request #{number}: {e}")

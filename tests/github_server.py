@@ -20,8 +20,10 @@ or as a pytest fixture: ``fake_github = fake_github_fixture()`` at module level.
 State (read or seed it directly; all of it is guarded by ``gh.lock``):
     ``comments`` (id -> :class:`CommentState`), ``statuses`` (sha -> list of status dicts, in the
     order they were created), ``reactions`` (list of :class:`ReactionState`), ``pulls``
-    (number -> :class:`PullState`, whose ``files`` list is the PR's file list), ``blobs``
-    (sha -> bytes), ``contents`` ((ref, path) -> blob sha), ``permissions`` (login -> payload),
+    (number -> :class:`PullState`, whose ``files`` list is the PR's file list, at its *current*
+    head), ``blobs`` (sha -> bytes), ``contents`` ((ref, path) -> blob sha; a ref is a branch or
+    a commit SHA), ``modes`` ((ref, path) -> git mode, ``add_link`` makes a 120000 link),
+    ``permissions`` (login -> payload),
     ``bot_login`` / ``bot_type`` (the author of comments and statuses created through the API),
     ``reviews`` (id -> :class:`ReviewState`) and ``review_comments`` (id ->
     :class:`ReviewCommentState`, the comments on diff lines; ``reviews_on(n)`` and
@@ -42,22 +44,30 @@ letting ``skip`` matching requests through (``fail("*", "", 502, skip=3)``: the 
 Helpers:
 ``fail_server_error``, ``fail_integration_forbidden`` (a fork PR's read-only token),
 ``fail_rate_limited`` (primary: 403 + ``x-ratelimit-remaining: 0``; secondary: 403/429 +
-``retry-after``), ``hang`` (sleep longer than the client's timeout, then answer normally: the
+``retry-after``; held as GitHub holds it, every matching request until the reset the headers
+give, the reset configurable so tests stay fast), ``hang`` (sleep longer than the client's timeout, then answer normally: the
 request *did* happen on the server). ``read_only = True`` answers every write with the
 "Resource not accessible by integration" 403; ``raw_chunked = True`` sends raw file/blob bodies
 chunked, without Content-Length. Comment bodies longer than 65536 characters get
 GitHub's 422 for real, and status descriptions longer than 140 characters too.
+
+Git data, as GitHub's REST description shapes it: ``compare/{base}...{head}`` lists the files
+that differ between the contents of the two refs (at most 300), ``git/trees/{sha}`` (with
+``?recursive=1``) the tree of a ref's contents with modes, ``git/blobs/{sha}`` a blob; the
+contents API follows a link to a file in the repository, as GitHub's does.
 """
 
 from __future__ import annotations
 
 import base64
 import copy
+import difflib
 import hashlib
 import http.server
 import json
 import math
 import os
+import posixpath
 import re
 import socket
 import sys
@@ -305,9 +315,13 @@ class Fault:
     hits: int = 0
     skip: int = 0  # let this many matching requests through first (fail "the n-th call")
     seen: int = 0
+    hold: float | None = None  # a rate limit: answer every match for this long from the 1st hit
+    until: float | None = None  # when the held limit lifts (set at the first hit)
 
     def matches(self, method: str, path: str) -> bool:
         if self.times is not None and self.hits >= self.times:
+            return False
+        if self.until is not None and time.time() >= self.until:
             return False
         return self.method in ("*", method) and self.pattern.search(path) is not None
 
@@ -395,6 +409,8 @@ class FakeGitHub:
         self.issues: set[int] = set()  # plain issues (pull requests are issues too)
         self.blobs: dict[str, bytes] = {}
         self.contents: dict[tuple[str, str], str] = {}
+        self.modes: dict[tuple[str, str], str] = {}  # (ref, path) -> git mode; absent: 100644
+        self._trees: dict[str, tuple[str, str]] = {}  # a tree's SHA -> (ref, folder)
         self.permissions: dict[str, dict[str, Any]] = {}
         self.read_only = False
         self.raw_chunked = False  # send raw blobs/contents chunked, without Content-Length
@@ -535,6 +551,19 @@ class FakeGitHub:
             self.contents[(ref or self.default_branch, path.strip("/"))] = sha
         return sha
 
+    def add_link(self, path: str, target: str, ref: str | None = None) -> str:
+        """A symbolic link at ``ref``: a blob holding the target, mode 120000 in the tree (the
+        contents API follows it to a file in the repository, as GitHub's does)."""
+        sha = self.add_file(path, target.encode(), ref)
+        with self.lock:
+            self.modes[(ref or self.default_branch, path.strip("/"))] = "120000"
+        return sha
+
+    def add_commit_files(self, ref: str, files: dict[str, bytes]) -> None:
+        """Several files at ``ref`` (a commit SHA) at once."""
+        for path, data in files.items():
+            self.add_file(path, data, ref)
+
     def set_permission(
         self, login: str, role_name: str, *, permission: str | None = None, user_type: str = "User"
     ) -> dict[str, Any]:
@@ -615,13 +644,20 @@ class FakeGitHub:
         *,
         status: int = 403,
         secondary: bool = False,
-        reset_in: int = 600,
-        retry_after: int | None = None,
+        reset_in: float = 600,
+        retry_after: float | None = None,
         times: int | None = 1,
         skip: int = 0,
+        hold: bool = True,
     ) -> Fault:
         """Primary limit: 403, ``x-ratelimit-remaining: 0`` and the reset epoch. Secondary
-        limit (``secondary=True``): 403 or 429 with ``retry-after`` (60 s unless given)."""
+        limit (``secondary=True``): 403 or 429 with ``retry-after`` (60 s unless given).
+
+        As on GitHub, a limit is *held* (``hold=True``, the default): from the first request
+        it answers, every matching request gets it until the reset (``reset_in`` seconds; a
+        secondary limit: ``retry_after``), whatever ``times`` says; the headers give the time
+        left. Tests make the reset short to stay fast. ``hold=False``: a one-off answer to
+        ``times`` requests, with the headers fixed when the fault was made."""
         reset = int(time.time()) + reset_in
         headers = {
             "x-ratelimit-limit": str(RATE_LIMIT),
@@ -635,9 +671,14 @@ class FakeGitHub:
         doc = "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api"
         message = SECONDARY_RATE_LIMIT if secondary else PRIMARY_RATE_LIMIT
         body = {"message": message, "documentation_url": doc}
-        return self.fail(
-            method, pattern, status, times=times, body=body, headers=headers, skip=skip
-        )
+        fault = self.fail(
+            method, pattern, status, times=None if hold else times, body=body, headers=headers,
+            skip=skip,
+        )  # fmt: skip
+        if hold:
+            held = "retry-after" in headers
+            fault.hold = float(retry_after if retry_after is not None else 60) if held else reset_in
+        return fault
 
     def hang(
         self, method: str, pattern: str, seconds: float, *, times: int | None = 1, skip: int = 0
@@ -911,6 +952,8 @@ class FakeGitHub:
                 break
             if fault is not None:
                 fault.hits += 1
+                if fault.hold is not None and fault.until is None:
+                    fault.until = time.time() + fault.hold
         delay = fault.delay if fault else 0.0
         if fault is not None and fault.status is not None:
             return self._fault_response(fault), delay
@@ -928,6 +971,12 @@ class FakeGitHub:
         return response, delay
 
     def _fault_response(self, fault: Fault) -> Response:
+        if fault.until is not None:  # a held limit: the headers say how long it has left
+            left = max(fault.until - time.time(), 0.0)
+            if "retry-after" in fault.headers:  # secondary: the primary window is unchanged
+                fault.headers["retry-after"] = str(max(1, math.ceil(left)))
+            else:
+                fault.headers["x-ratelimit-reset"] = str(math.ceil(fault.until))
         if isinstance(fault.body, bytes | str):
             raw = fault.body.encode() if isinstance(fault.body, str) else fault.body
             return Response(fault.status or 500, raw, dict(fault.headers), "text/html")
@@ -982,6 +1031,8 @@ class FakeGitHub:
             ("GET", r"/commits/([^/]+)/statuses", self._list_statuses),
             ("GET", r"/collaborators/([^/]+)/permission", self._permission),
             ("GET", r"/git/blobs/([^/]+)", self._get_blob),
+            ("GET", r"/git/trees/([^/]+)", self._get_tree),
+            ("GET", r"/compare/([^/]+)\.\.\.([^/]+)", self._compare),
             ("GET", r"/contents/?(.*)", self._get_contents),
         ]
 
@@ -1313,6 +1364,111 @@ class FakeGitHub:
             raise _error(404, "Not Found", doc)
         return Response(200, body)
 
+    # -------------------------------------------------- git trees and compare (REST description:
+    # "Get a tree" GET /repos/{owner}/{repo}/git/trees/{tree_sha}[?recursive=1] answers
+    # {sha, url, tree: [{path, mode, type, sha, size (blobs), url}], truncated}; "Compare two
+    # commits" GET /repos/{owner}/{repo}/compare/{base}...{head} answers a CommitComparison
+    # whose `files` (diff entries, at most 300) are listed on the first page only)
+
+    def _tree_sha(self, ref: str, folder: str) -> str:
+        sha = hashlib.sha1(f"tree:{ref}:{folder}".encode()).hexdigest()
+        self._trees[sha] = (ref, folder)
+        return sha
+
+    def _get_tree(self, sha: str, *, query: dict[str, str], **_: Any) -> Response:
+        ref, folder = self._trees.get(sha, (sha, ""))
+        paths = sorted(p for (r, p) in self.contents if r == ref)
+        if not paths and sha not in self._trees:
+            raise _error(404, "Not Found", f"{DOCS}/git/trees#get-a-tree")
+        recursive = query.get("recursive") not in (None, "", "0", "false")
+        prefix = f"{folder}/" if folder else ""
+        entries: dict[str, dict[str, Any]] = {}
+        for path in paths:
+            if not path.startswith(prefix):
+                continue
+            rest = path[len(prefix) :]
+            parts = rest.split("/")
+            for depth in range(1, len(parts)):  # the folders on the way
+                sub = "/".join(parts[:depth])
+                if depth == 1 or recursive:
+                    tree = self._tree_sha(ref, prefix + sub)
+                    entries.setdefault(sub, {"path": sub, "mode": "040000", "type": "tree",
+                                             "sha": tree, "url": f"{self.repo_url}/git/trees/{tree}"})  # fmt: skip
+            if len(parts) > 1 and not recursive:
+                continue
+            blob = self.contents[(ref, path)]
+            entries[rest] = {
+                "path": rest,
+                "mode": self.modes.get((ref, path), "100644"),
+                "type": "blob",
+                "sha": blob,
+                "size": len(self.blobs[blob]),
+                "url": f"{self.repo_url}/git/blobs/{blob}",
+            }
+        body = {
+            "sha": self._tree_sha(ref, folder),
+            "url": f"{self.repo_url}/git/trees/{sha}",
+            "tree": [entries[k] for k in sorted(entries)],
+            "truncated": False,
+        }
+        return Response(200, body)
+
+    def _compare(self, base: str, head: str, **_: Any) -> Response:
+        old = {p: sha for (r, p), sha in self.contents.items() if r == base}
+        new = {p: sha for (r, p), sha in self.contents.items() if r == head}
+        if not old and not new:
+            raise _error(404, "Not Found", f"{DOCS}/commits/commits#compare-two-commits")
+        sample = self.templates["list-pull-files"][0]
+        files = []
+        for path in sorted(set(old) | set(new)):
+            if old.get(path) == new.get(path):
+                continue
+            status = "added" if path not in old else "removed" if path not in new else "modified"
+            quoted = urllib.parse.quote(path)
+            entry = copy.deepcopy(sample)
+            entry.update(
+                sha=new.get(path, old.get(path)), filename=path, status=status, additions=1,
+                deletions=0 if status == "added" else 1, changes=1,
+                blob_url=f"{self.html_url}/blob/{head}/{quoted}",
+                raw_url=f"{self.html_url}/raw/{head}/{quoted}",
+                contents_url=f"{self.repo_url}/contents/{quoted}?ref={head}",
+            )  # fmt: skip
+            entry.pop("previous_filename", None)
+            patch = self._patch(old.get(path), new.get(path))
+            if patch is None:
+                entry.pop("patch", None)  # GitHub sends none for a binary file
+            else:
+                entry["patch"] = patch
+            files.append(entry)
+        commit = {"sha": base, "url": f"{self.repo_url}/commits/{base}"}
+        body = {
+            "url": f"{self.repo_url}/compare/{base}...{head}",
+            "html_url": f"{self.html_url}/compare/{base}...{head}",
+            "permalink_url": f"{self.html_url}/compare/{self.owner}:{base}...{self.owner}:{head}",
+            "diff_url": f"{self.html_url}/compare/{base}...{head}.diff",
+            "patch_url": f"{self.html_url}/compare/{base}...{head}.patch",
+            "base_commit": commit,
+            "merge_base_commit": commit,
+            "status": "ahead",
+            "ahead_by": 1,
+            "behind_by": 0,
+            "total_commits": 1,
+            "commits": [],
+            "files": files[:300],  # GitHub lists at most 300 files of a comparison
+        }
+        return Response(200, body)
+
+    def _patch(self, old: str | None, new: str | None) -> str | None:
+        """The file's unified diff (3 lines of context) from its first hunk header, as GitHub
+        sends it in a comparison's `patch`; None for a file that is not text."""
+        try:
+            a = self.blobs[old].decode("utf-8").splitlines() if old else []
+            b = self.blobs[new].decode("utf-8").splitlines() if new else []
+        except UnicodeDecodeError:
+            return None
+        lines = list(difflib.unified_diff(a, b, lineterm="", n=3))[2:]  # no ---/+++ header
+        return "\n".join(lines)
+
     def _raw(self, data: bytes) -> Response:
         return Response(200, data, content_type=RAW_MEDIA_TYPE)
 
@@ -1338,6 +1494,13 @@ class FakeGitHub:
         path = urllib.parse.unquote(path).strip("/")
         ref = query.get("ref") or self.default_branch
         sha = self.contents.get((ref, path))
+        if sha is not None and self.modes.get((ref, path)) == "120000":
+            # GitHub's contents API follows a link to a file in the repository and answers
+            # `type: file` with the target's content
+            target = posixpath.normpath(posixpath.join(posixpath.dirname(path),
+                                                       self.blobs[sha].decode()))  # fmt: skip
+            if (ref, target) in self.contents:
+                path, sha = target, self.contents[(ref, target)]
         if sha is not None:
             data = self.blobs[sha]
             if "raw" in accept:

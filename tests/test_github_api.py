@@ -385,7 +385,7 @@ def test_the_token_never_appears_in_errors(fake_github: FakeGitHub) -> None:
     faults = [
         lambda: fake_github.fail("GET", r"/pulls/5$", 500, body={"message": f"echo {SECRET}"}),
         lambda: fake_github.fail_integration_forbidden("GET", r"/pulls/5$", times=1),
-        lambda: fake_github.fail_rate_limited("GET", r"/pulls/5$"),
+        lambda: fake_github.fail_rate_limited("GET", r"/pulls/5$", hold=False),  # one answer
         lambda: fake_github.fail("GET", r"/pulls/5$", 502, body=f"<p>token {SECRET}</p>"),
     ]
     seen: list[GitHubError] = []

@@ -37,7 +37,7 @@ def test_violation_pr_comments_sets_statuses_and_annotates(tmp_path: Path, gh: F
     assert "xychart-beta" in body
     states = [s["state"] for s in gh.statuses[pull.head]]
     assert states == ["pending", "failure"]
-    assert all(s["context"] == "roofcheck" for s in gh.statuses[pull.head])
+    assert all(s["context"] == "roofcheck/master" for s in gh.statuses[pull.head])
     assert len(gh.statuses[pull.head][-1]["description"]) < 140
     assert "violation" in gh.statuses[pull.head][-1]["description"]
     # summary, outputs, annotation on the value line
@@ -143,36 +143,45 @@ def test_api_mode_when_the_head_is_not_in_the_workspace(tmp_path: Path, gh: Fake
         base_sha=pull.base,
         files=[FileState(MPT), FileState("README.md")],
     )
+    gh.add_file(MPT, _violating_copy(57.6).encode(), ref=pull.base)
     gh.add_file(MPT, _violating_copy().encode(), ref=pull.head)
+    gh.add_file("README.md", b"before\n", ref=pull.base)
+    gh.add_file("README.md", b"after\n", ref=pull.head)
     run = run_action(tmp_path, pull, gh)
     assert run.code == 1, run.stdout
     assert "changed files from api: 2" in run.stdout
     body = gh.comments_on(PR)[0].body
-    assert f"{MPT}) (pinned) | 150 | memory-roof | 135.0% |" in body
-    assert gh.count("GET", r"/pulls/\d+/files") == 1
+    assert f"{MPT}) (pinned) | 150 | memory-roof | 135.0% |" in body  # the id links its file
+    assert gh.count("GET", r"/pulls/\d+/files") == 0  # the listing is pinned to the SHAs
+    assert gh.count("GET", rf"/compare/{pull.base}\.\.\.{pull.head}$") == 1
     assert [s["state"] for s in gh.statuses[pull.head]] == ["pending", "failure"]
     assert not gh.errors
 
 
 def test_a_crash_never_leaves_the_status_pending(tmp_path: Path, gh: FakeGitHub) -> None:
-    pull = make_pull(tmp_path, {MPT: _violating_copy(), "broken.md.j2": "{{ no_such_name }}\n"})
-    (pull.repo / "broken.md.j2").write_text("{{ no_such_name }}\n", "utf-8")
+    pull = make_pull(tmp_path, {MPT: _violating_copy()})
     gh.add_pull(PR, head_sha=pull.head, base_sha=pull.base)
-    run = run_action(tmp_path, pull, gh, crash=True, INPUT_TEMPLATE="broken.md.j2")
+    # RUNNER_TEMP is a file: writing the report raises after the check (a broken template no
+    # longer crashes: it falls back to the built-in one, tests/test_output_safety.py)
+    (tmp_path / "not-a-folder").write_text("", "utf-8")
+    run = run_action(tmp_path, pull, gh, crash=True, RUNNER_TEMP=str(tmp_path / "not-a-folder"))
     assert run.code == 1
     assert [s["state"] for s in gh.statuses[pull.head]] == ["pending", "error"]
-    assert "UndefinedError" in gh.statuses[pull.head][-1]["description"]
+    assert "NotADirectoryError" in gh.statuses[pull.head][-1]["description"]
     assert gh.comments_on(PR) == []
 
 
 def test_workflow_command_escaping() -> None:
     from roofbot.adapters.actions import Annotation, escape_data, escape_property
 
-    assert escape_data("50%\r\n::error::x") == "50%25%0D%0A::error::x"
+    z = "\u200b"  # issue 19: `::` and `##[` get a zero-width space wherever they stand
+    assert escape_data("50%\r\n::error::x ##[stop]") == f"50%25%0D%0A:{z}:error:{z}:x #{z}#[stop]"
     assert escape_property("a:b,c%\n") == "a%3Ab%2Cc%25%0A"
     cmd = Annotation("error", "line1\n::set-output name=ok::true", file="a,b:c.json", line=3,
                      title="t").command()  # fmt: skip
-    assert cmd == "::error file=a%2Cb%3Ac.json,line=3,title=t::line1%0A::set-output name=ok::true"
+    assert cmd == (
+        f"::error file=a%2Cb%3Ac.json,line=3,title=t::line1%0A:{z}:set-output name=ok:{z}:true"
+    )
     assert "\n" not in cmd
 
 

@@ -193,23 +193,6 @@ def test_the_record_encoder_writes_what_json_dumps_writes(value: Any) -> None:
 ID_WORDS = st.text(alphabet="ab9-. \n(),:", max_size=60)
 
 
-@settings(max_examples=400)
-@given(
-    st.lists(
-        st.one_of(ID_WORDS, st.sampled_from(["mpt7b-a100-bs64-aggregate", "x"])), max_size=6
-    ).map("".join)
-)
-def test_sibling_ids_read_word_by_word_are_those_a_whole_scan_finds(text: str) -> None:
-    """`mentioned_ids` scans only whitespace-free words with three dashes; over any text it
-    finds the ids the pattern finds over the whole text, in the same order."""
-    from roofbot.core.extract import text_fields
-    from roofbot.core.resolve import _ID_MENTION, mentioned_ids
-
-    record = {"id": "own-id-is-left-out", "unit": text, "methodology": "", "notes": text}
-    whole = [m[0] for m in _ID_MENTION.finditer(text) if m[0] != record["id"]]
-    assert mentioned_ids(text_fields(record), record["id"]) == tuple(dict.fromkeys(whole))
-
-
 @settings(max_examples=300)
 @given(st.text(max_size=200), st.integers(min_value=2, max_value=200))
 def test_text_cleaning_skips_the_walk_only_where_it_would_change_nothing(

@@ -17,9 +17,21 @@ MAX_ANNOTATIONS = 10
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 
 
+_ZWSP = "\u200b"
+
+
+def neutralise(text: str) -> str:
+    """Text the runner can't read as a workflow command wherever it stands in a line: `::`
+    (`::add-mask::`, `::stop-commands::`) and `##[` (the older `##[command]` form, which the
+    runner finds anywhere) get a zero-width space between their characters."""
+    return text.replace("::", ":" + _ZWSP + ":").replace("##[", "#" + _ZWSP + "#[")
+
+
 def escape_data(text: str) -> str:
-    """A workflow command's message: `%`, CR and LF percent-encoded."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """A workflow command's message: `%`, CR and LF percent-encoded, `::` and `##[`
+    neutralised."""
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return neutralise(text)
 
 
 def escape_property(text: str) -> str:
@@ -90,9 +102,10 @@ def line_of(text: str, key: str) -> int | None:
 
 
 def log(out: TextIO, message: str) -> None:
-    """A log line that can never be read as a workflow command (it never starts with `::`)."""
+    """A log line that can never be read as a workflow command: it starts with `roofbot: `,
+    and `::` and `##[` are neutralised wherever they stand (the runner reads `##[` anywhere)."""
     for part in message.splitlines() or [""]:
-        print(f"roofbot: {part}", file=out)
+        print(f"roofbot: {neutralise(part)}", file=out)
 
 
 def input_value(env: Mapping[str, str], name: str, default: str = "") -> str:

@@ -56,6 +56,7 @@ __all__ = [
     "DEFAULT_API_URL",
     "DEFAULT_BOT_LOGIN",
     "MAX_COMMENT_CHARS",
+    "MAX_COMPARE_FILES",
     "MAX_PULL_FILES",
     "MAX_STATUS_DESCRIPTION",
     "Comment",
@@ -77,6 +78,7 @@ __all__ = [
     "ReviewComment",
     "Status",
     "StatusState",
+    "TreeEntry",
 ]
 
 log = logging.getLogger(__name__)
@@ -93,6 +95,8 @@ MAX_COMMENT_CHARS: Final = 65536
 MAX_STATUS_DESCRIPTION: Final = 140
 #: ``GET /pulls/{n}/files`` stops at 3000 files, whatever the pull request holds.
 MAX_PULL_FILES: Final = 3000
+#: ``GET /compare/{base}...{head}`` lists at most 300 files of a comparison.
+MAX_COMPARE_FILES: Final = 300
 DEFAULT_MAX_BLOB_BYTES: Final = 5 * 1024 * 1024
 PAGE_SIZE: Final = 100  # the maximum GitHub accepts; the default (30) triples the calls
 #: Seconds kept between two writes. PyGithub's defaults (0.25 s before *every* request and 1 s
@@ -264,6 +268,18 @@ class ReviewComment:
 
 
 @dataclass(frozen=True, slots=True)
+class TreeEntry:
+    """One entry of a git tree: ``mode`` 100644/100755 a file, 120000 a symbolic link, 160000
+    a submodule, 040000 a folder."""
+
+    path: str
+    mode: str
+    type: str  # "blob", "tree" or "commit"
+    sha: str
+    size: int | None
+
+
+@dataclass(frozen=True, slots=True)
 class Status:
     id: int
     state: str
@@ -402,6 +418,18 @@ class GitHubClient:
             log.debug("edited sticky comment %s on #%s", existing.id, pr_number)
         return _to_comment(existing)
 
+    def has_bot_comment(self, pr_number: int, text: str) -> bool:
+        """Whether the bot (:meth:`sticky_login`) wrote a comment on the PR containing ``text``
+        (reads every page, 100 comments per request)."""
+        login = self.sticky_login().lower()
+        with self._translate(f"list the comments of #{pr_number}"):
+            for comment in self._repository().get_issue(pr_number).get_comments():
+                user = comment.user
+                mine = user is not None and (user.login or "").lower() == login
+                if mine and text in (comment.body or ""):
+                    return True
+        return False
+
     def reply(self, issue_number: int, body: str) -> Comment:
         """A new comment on an issue or pull request (1 request)."""
         with self._translate(f"comment on #{issue_number}"):
@@ -510,6 +538,58 @@ class GitHubClient:
                 len(files),
             )
         return files
+
+    def compare_files(self, base: str, head: str) -> tuple[list[PullFile], bool]:
+        """The files changed from ``base`` to ``head``, both commit SHAs (1 request): the
+        listing of exactly these two commits, whatever the pull request's head is by now.
+        GitHub lists at most 300 files of a comparison; the flag says the list is full."""
+        _check_sha(base)
+        _check_sha(head)
+        with self._translate(f"compare {base[:12]}...{head[:12]}"):
+            _, data = self._github().requester.requestJsonAndCheck(
+                "GET",
+                f"{self._repository().url}/compare/{base}...{head}",
+                parameters={"per_page": 1},
+            )
+        raw = data.get("files") if isinstance(data, dict) else None
+        if not isinstance(raw, list):
+            raise GitHubUnavailable(f"compare {base[:12]}...{head[:12]}: no file list")
+        files = [
+            PullFile(
+                filename=str(f["filename"]),
+                status=str(f.get("status") or "modified"),
+                previous_filename=f.get("previous_filename") or None,
+                sha=f.get("sha") or None,
+                additions=int(f.get("additions") or 0),
+                deletions=int(f.get("deletions") or 0),
+                patch=f.get("patch") if isinstance(f.get("patch"), str) else None,
+            )
+            for f in raw
+            if isinstance(f, dict) and isinstance(f.get("filename"), str)
+        ]
+        return files, len(files) >= MAX_COMPARE_FILES
+
+    def tree(self, sha: str, *, recursive: bool = True) -> tuple[dict[str, TreeEntry], bool]:
+        """The git tree of a commit (or a tree) by SHA, every path to its entry (1 request),
+        and whether GitHub truncated it (then read folders with ``recursive=False``)."""
+        _check_sha(sha)
+        params = {"recursive": "1"} if recursive else None
+        with self._translate(f"get the tree of {sha[:12]}"):
+            _, data = self._github().requester.requestJsonAndCheck(
+                "GET", f"{self._repository().url}/git/trees/{sha}", parameters=params
+            )
+        raw = data.get("tree") if isinstance(data, dict) else None
+        if not isinstance(raw, list):
+            raise GitHubUnavailable(f"get the tree of {sha[:12]}: no entries")
+        entries = {}
+        for e in raw:
+            if isinstance(e, dict) and isinstance(e.get("path"), str):
+                size = e.get("size")
+                entries[e["path"]] = TreeEntry(
+                    e["path"], str(e.get("mode") or ""), str(e.get("type") or ""),
+                    str(e.get("sha") or ""), size if isinstance(size, int) else None,
+                )  # fmt: skip
+        return entries, bool(data.get("truncated"))
 
     # ------------------------------------------------------------------ reviews
 

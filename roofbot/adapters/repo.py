@@ -17,7 +17,7 @@ from roofbot.adapters.tree import FolderTree, Tree, TreeError, path_matches
 from roofbot.core.catalogue import Catalogue, build_catalogue
 from roofbot.core.check import MAX_SIBLINGS
 from roofbot.core.config import Config, ConfigError, parse_config
-from roofbot.core.extract import text_fields
+from roofbot.core.reader.reading import record_texts
 from roofbot.core.resolve import mentioned_ids
 from roofbot.core.results import Message
 from roofbot.core.traps import Sibling
@@ -145,7 +145,7 @@ class Repository:
                         data = parse_record_bytes(raw).data
                     except RecordFileError:
                         continue
-                    named += mentioned_ids(text_fields(data), data.get("id"))[:MAX_SIBLINGS]
+                    named += mentioned_ids(record_texts(data), data.get("id"))[:MAX_SIBLINGS]
         except TreeError:  # the check reads each file again, and says what is wrong
             return
         prefetch(list(dict.fromkeys(p for rid in named for p in self.candidate_paths(rid))))

@@ -137,7 +137,18 @@ class _KeyIndex(Generic[V]):
 
 
 _BRAND_WORDS = frozenset(
-    {"nvidia", "amd", "intel", "apple", "google", "geforce", "radeon", "instinct", "tesla"}
+    {
+        "nvidia",
+        "amd",
+        "intel",
+        "apple",
+        "google",
+        "geforce",
+        "radeon",
+        "instinct",
+        "tesla",
+        "cerebras",
+    }
 )
 _FORM_FACTORS = frozenset({"sxm", "sxm2", "sxm4", "sxm5", "pcie", "oam", "nvl", "mezzanine"})
 

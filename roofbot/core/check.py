@@ -9,10 +9,10 @@ from typing import Any
 from roofbot.core import roofline
 from roofbot.core.catalogue import Catalogue
 from roofbot.core.config import Config
-from roofbot.core.extract import find, text_fields
+from roofbot.core.reader.reading import read_record
+from roofbot.core.reader.rule import Kind
 from roofbot.core.resolve import TOKEN_RATE_METRICS, Inputs, resolve, unit_is_token_rate
 from roofbot.core.results import Message, RecordResult, Verdict
-from roofbot.core.rules import NOT_PUBLISHED_RULE
 from roofbot.core.traps import BY_ID, NOT_A_TOKEN_RATE, Sibling, TrapContext, detect
 from roofbot.core.verdict import decide, lacks
 
@@ -95,8 +95,8 @@ def check_record(
                 ),
             ),
         )
-    text = text_fields(record)  # read once: resolution, the no-figure rule and the traps share it
-    no_figure = find((NOT_PUBLISHED_RULE,), text, ("unit", "model"))
+    reading = read_record(record)  # read once: resolution, the no-figure rule and the traps
+    no_figure = reading.stated(Kind.NO_FIGURE, ("unit", "model"))
     if value == 0 and no_figure:
         return RecordResult(rid, path, Verdict.SKIPPED, **base, value=value, messages=(Message(
             "info", f"value 0 stands for no figure ({no_figure[0].source}): nothing to check",
@@ -109,7 +109,7 @@ def check_record(
                               "rate: reported, not checked", "unit"),),
         )  # fmt: skip
     pins = config.pins.get(rid, {})
-    inp: Inputs = resolve(record, catalogue, pins, text)
+    inp: Inputs = resolve(record, catalogue, pins, reading)
     checks = roofline.checks(inp, value)
     siblings = []
     read = {} if read is None else read
@@ -121,12 +121,12 @@ def check_record(
             read[sid] = sibling_of(other, catalogue, config)
         if (s := read[sid]) is not None:
             siblings.append(s)
-    ctx = TrapContext(inp, checks, value, text, tuple(siblings))
+    ctx = TrapContext(inp, checks, value, reading, tuple(siblings))
     traps = detect(ctx)
     notes = tuple((t, BY_ID[t].explain(ctx)) for t in traps)
     verdict, why = decide(inp, checks, traps)
     return RecordResult(
         rid, path, verdict, **base, value=value, inputs=inp.items(), checks=checks, traps=traps,
         trap_notes=notes, messages=(*why, *inp.messages), lacks=lacks(inp) if verdict is Verdict.UNCHECKED else (),
-        pinned=bool(pins),
+        pinned=bool(pins), set_aside=inp.set_aside,
     )  # fmt: skip

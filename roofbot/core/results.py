@@ -86,6 +86,7 @@ class RecordResult:
     messages: tuple[Message, ...] = ()
     lacks: tuple[str, ...] = ()  # for `unchecked`: the inputs no roof could be computed without
     pinned: bool = False
+    set_aside: tuple[tuple[str, str], ...] = ()  # (input, "quote: why") readings not taken
 
     @property
     def deprecated(self) -> bool:

@@ -7,8 +7,8 @@ compute-roof         count x peak FLOPS / (2 x active params) (needs no batch si
 
 from __future__ import annotations
 
+from roofbot.core.inputs import Inputs
 from roofbot.core.provenance import Input
-from roofbot.core.resolve import Inputs
 from roofbot.core.results import CheckId, RateKind, RoofCheck
 from roofbot.core.units import GB
 
@@ -47,7 +47,12 @@ def memory_roof(inp: Inputs, value: float) -> RoofCheck | None:
         other, _, _ = effective_bandwidth(inp, inp.other_bandwidth_gbps.value)
         alternatives.append((f"{inp.other_bandwidth_gbps.value:g} GB/s", other * GB / nbytes))
     why = None
-    if inp.speculative is not None:
+    if inp.weights_bound_only and value > ceiling:
+        why = (
+            "the weight bytes are a measured footprint, which bounds them from above: this roof "
+            "is a lower bound on the true one and condemns nothing (state the weight bytes)"
+        )
+    elif inp.speculative is not None:
         if inp.tokens_per_step is None:
             why = (
                 f"speculative decoding ({inp.speculative.value}) with no stated accepted tokens "

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from roofbot.core import rules as R
-from roofbot.core.extract import find
-from roofbot.core.resolve import Inputs
+from roofbot.core.inputs import Inputs
+from roofbot.core.reader.reading import Reading
+from roofbot.core.reader.rule import Kind
 from roofbot.core.results import CheckId, RateKind, RoofCheck
 
 
@@ -27,7 +27,7 @@ class TrapContext:
     inputs: Inputs
     checks: tuple[RoofCheck, ...]
     value: float
-    text: Mapping[str, str]
+    reading: Reading
     siblings: tuple[Sibling, ...] = ()
 
 
@@ -52,7 +52,7 @@ def _aggregate(ctx: TrapContext) -> bool:
 
 
 def _derived_text(ctx: TrapContext) -> bool:
-    return bool(find((R.DERIVED_RULE,), ctx.text, ("unit", "methodology", "notes")))
+    return bool(ctx.reading.stated(Kind.DERIVED, ("unit", "methodology", "notes")))
 
 
 def _near_memory_roof(ctx: TrapContext) -> bool:
@@ -93,14 +93,16 @@ def _explain_per_user(ctx: TrapContext) -> str:
 
 
 def _explain_variant(ctx: TrapContext) -> str:
-    m = _mem(ctx)
+    m, used, alt = _mem(ctx), ctx.inputs.bandwidth_gbps, ctx.inputs.other_bandwidth_gbps
+    if used is not None and (alt is None or alt.value == used.value):
+        return f"{ctx.inputs.variant}; both stream {used.value:g} GB/s: the memory roof is the same under either"
     other = ""
     if m is not None and ctx.inputs.other_bandwidth_gbps is not None:
-        alt = dict(m.alternatives).get(f"{ctx.inputs.other_bandwidth_gbps.value:g} GB/s")
-        if alt:
+        roof = dict(m.alternatives).get(f"{ctx.inputs.other_bandwidth_gbps.value:g} GB/s")
+        if roof:
             other = (
                 f": under {ctx.inputs.other_bandwidth_gbps.value:g} GB/s the memory roof is "
-                f"{alt:.2f} tok/s and the record sits at {100 * ctx.value / alt:.1f}%"
+                f"{roof:.2f} tok/s and the record sits at {100 * ctx.value / roof:.1f}%"
             )
     return f"{ctx.inputs.variant}; the larger bandwidth is used unless pinned{other}"
 
@@ -132,12 +134,17 @@ TRAPS: tuple[Trap, ...] = (
             f"({ctx.inputs.active_params_b.value:g}B of {ctx.inputs.params_b.value:g}B): "
             "a total-weight roof would be the wrong divisor"
             if ctx.inputs.active_params_b and ctx.inputs.params_b
-            else ""
+            else "a mixture of experts reads only its active weights per token, and this one's "
+            "active share is stated nowhere: a total-weight roof would be the wrong divisor, so "
+            "neither the memory nor the compute roof is applied"
         ),
-        lambda ctx: bool(
-            ctx.inputs.active_params_b
-            and ctx.inputs.params_b
-            and ctx.inputs.active_params_b.value < ctx.inputs.params_b.value
+        lambda ctx: (
+            ctx.inputs.moe_unbounded
+            or bool(
+                ctx.inputs.active_params_b
+                and ctx.inputs.params_b
+                and ctx.inputs.active_params_b.value < ctx.inputs.params_b.value
+            )
         ),
     ),
     Trap(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from roofbot.core.resolve import Inputs
+from roofbot.core.inputs import Inputs
 from roofbot.core.results import CheckId, Message, RateKind, RoofCheck, Verdict
 
 _INPUT_WORDS = {

@@ -30,6 +30,7 @@ from roofbot.core.fix import fix_for
 from roofbot.core.provenance import Input
 from roofbot.core.results import Calibration, RecordResult, Report, RoofCheck, Verdict
 from roofbot.core.units import show_input
+from roofbot.render.confusables import reveal
 
 MARKER = "<!-- roofbot:roofcheck -->"
 DEFAULT_TEMPLATE = "comment.md.j2"
@@ -57,7 +58,53 @@ class Safe(str):
     __slots__ = ()
 
 
-_INVISIBLE = re.compile("[\u0000-\u0008\u000b-\u001f\u007f\u202a-\u202e\u2066-\u2069\ufeff]")
+class Field(Safe):
+    """A string of the template's context, escaped (`md`) before the template sees it, so that
+    not even `| safe` can print it raw; `raw` keeps the text for the filters (`md` with another
+    limit, `html`, `url`, `href`), which escape it for where it goes."""
+
+    raw: str
+
+    @classmethod
+    def of(cls, text: str) -> Field:
+        field = cls(md(text))
+        field.raw = text
+        return field
+
+
+def _raw(value: object) -> object:
+    return value.raw if isinstance(value, Field) else value
+
+
+def escaped(value: Any, seen: dict[str, Field] | None = None) -> Any:
+    """The context with every plain string in it turned into a :class:`Field` (`seen`: the
+    strings already escaped, shared by the rendering levels of one report)."""
+    if seen is None:
+        seen = {}
+    if type(value) is str:
+        found = seen.get(value)
+        if found is None:
+            found = seen[value] = Field.of(value)
+        return found
+    if isinstance(value, dict):
+        return {k: escaped(v, seen) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [escaped(v, seen) for v in value]
+    if isinstance(value, str) and not isinstance(value, Safe):
+        return Field.of(value)  # a str subclass (an enum's value): not shared
+    return value
+
+
+# control characters; every Unicode format (Cf) character (Unicode 14: soft hyphen, LRM/RLM/ALM,
+# ZWSP/ZWNJ/ZWJ, word joiner, invisible operators, bidi embeddings and isolates, U+180E, tags,
+# interlinear annotation...); and the invisible non-Cf ones: combining grapheme joiner, Hangul
+# fillers. Stripped from every string rendered out of a record.
+_INVISIBLE = re.compile(
+    "[\u0000-\u0008\u000b-\u001f\u007f\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f"
+    "\u0890-\u0891\u08e2\u115f\u1160\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064"
+    "\u2066-\u206f\u3164\ufeff\uffa0\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U00013438"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f]"
+)
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~$])")
 _MENTION = re.compile(r"@(?=[A-Za-z0-9])")
 # `#1`, `owner/repo#1` and `GH-1` all link an issue; `&#124;` is our own escaping, left whole
@@ -87,6 +134,10 @@ def md(value: object, limit: int = MAX_FIELD_CHARS) -> Safe:
     """Escape text for inline GitHub Markdown, table cells included: one line, no live markup,
     no HTML, no @mention, no #123 reference, no autolinked URL, no `<!--` that could forge the
     hidden marker."""
+    if isinstance(value, Field):
+        if limit == MAX_FIELD_CHARS:
+            return value  # escaped with this limit already
+        value = value.raw
     if isinstance(value, Safe):
         return value
     text = html.escape(_plain(value, limit), quote=False)
@@ -116,6 +167,7 @@ def fix_markdown(r: RecordResult, fix: str) -> Safe:
 
 def html_text(value: object, limit: int = MAX_FIELD_CHARS) -> Safe:
     """Escape text inside raw HTML (e.g. `<summary>`), where Markdown backslashes would show."""
+    value = _raw(value)
     if isinstance(value, Safe):
         return value
     text = html.escape(_plain(value, limit), quote=True).replace("|", "&#124;")
@@ -125,14 +177,14 @@ def html_text(value: object, limit: int = MAX_FIELD_CHARS) -> Safe:
 
 def url(path: object) -> Safe:
     """A relative link target: percent-encoded, never a scheme (`javascript:`) or a `..`."""
-    text = _plain(path, 2000)
+    text = _plain(_raw(path), 2000)
     parts = [p for p in text.split("/") if p not in ("", ".", "..")]
     return Safe(urllib.parse.quote("/".join(parts), safe="/-._~"))
 
 
 def href(value: object) -> Safe:
     """An absolute http(s) link we built (job summary); anything else becomes no link."""
-    text = _plain(value, 2000)
+    text = _plain(_raw(value), 2000)
     if not re.fullmatch(
         r"https?://[A-Za-z0-9.\-:]+(/[A-Za-z0-9._~/\-]*)?(#[A-Za-z0-9._\-]*)?", text
     ):
@@ -142,7 +194,7 @@ def href(value: object) -> Safe:
 
 def chart_label(value: object, limit: int = 24) -> Safe:
     """A Mermaid x-axis label: letters, digits, dot, dash only (no quote can close it)."""
-    text = re.sub(r"[^A-Za-z0-9.\-]+", "-", _plain(value, 200)).strip("-") or "record"
+    text = re.sub(r"[^A-Za-z0-9.\-]+", "-", _plain(_raw(value), 200)).strip("-") or "record"
     return Safe(text if len(text) <= limit else text[: limit - 1] + "~")
 
 
@@ -283,7 +335,7 @@ def _record_view(
         "traps": [
             {"id": t, "why": notes.get(t), "link": _link(links.get(t), head_sha)} for t in r.traps
         ],
-        "messages": [{"level": m.level, "text": m.text} for m in r.messages],
+        "messages": [{"level": m.level, "text": reveal(m.text)} for m in r.messages],
         "lacks": list(r.lacks),
     }
 
@@ -590,7 +642,7 @@ def environment(extra_dir: Path | None = None) -> jinja2.Environment:
     """The sandboxed environment (one per template folder: a template compiles once)."""
     search = ([extra_dir] if extra_dir else []) + template_dirs()
     env = jinja2.sandbox.SandboxedEnvironment(
-        loader=jinja2.FileSystemLoader([str(d) for d in search]),
+        loader=ContainedLoader([str(d) for d in search]),
         autoescape=False,
         undefined=jinja2.StrictUndefined,
         finalize=_finalize,
@@ -607,9 +659,40 @@ def environment(extra_dir: Path | None = None) -> jinja2.Environment:
         "num": num,
         "pct": pct,
         "label": chart_label,
+        "join": _join,
     }
     env.filters.update(filters)
     return env
+
+
+@jinja2.pass_eval_context
+def _join(eval_ctx: Any, value: Iterable[Any], d: str = "", attribute: Any = None) -> Any:
+    """Jinja's `join`, except that Fields joined stay one escaped Field (whose `raw` is the
+    raw texts joined), so `| md(4000)` cuts the whole list as it did the plain one."""
+    items = list(value)
+    if attribute is not None:
+        getter = jinja2.filters.make_attrgetter(eval_ctx.environment, attribute)
+        items = [getter(i) for i in items]
+    if items and all(isinstance(i, Safe) for i in items) and not isinstance(d, Field):
+        field = Field(str(d).join(items))
+        field.raw = str(d).join(str(_raw(i)) for i in items)
+        return field
+    return jinja2.filters.do_join(eval_ctx, items, d)
+
+
+class ContainedLoader(jinja2.FileSystemLoader):
+    """A FileSystemLoader that refuses a template whose real path (links followed) is outside
+    its search folders: a repository's template can't include a file from elsewhere."""
+
+    def get_source(
+        self, environment: jinja2.Environment, template: str
+    ) -> tuple[str, str, Callable[[], bool]]:
+        source, filename, uptodate = super().get_source(environment, template)
+        real = Path(filename).resolve()
+        roots = [Path(p).resolve() for p in self.searchpath]
+        if not any(real.is_relative_to(r) for r in roots):
+            raise jinja2.TemplateNotFound(f"{template} (outside the template folders)")
+        return source, filename, uptodate
 
 
 def load_template(template: str | Path | None = None) -> jinja2.Template:
@@ -641,7 +724,35 @@ fit at that length skips, unrendered, the levels that keep every row."""
 MIN_DETAILS_CHARS = 400  # no record's <details> block is shorter: a level that can't fit is skipped
 
 
+TEMPLATE_FAILED = (
+    "> [!WARNING]\n> This repository's comment template ({name}) could not be rendered "
+    "({error}); roofbot used its built-in template instead.\n\n"
+)
+
+
 def render_report(
+    report: Report,
+    links: Mapping[str, str | None],
+    *,
+    template: str | Path | None = None,
+    **kwargs: Any,
+) -> str:
+    """The comment (`_render_report`); a repository's template that fails to render (a syntax
+    error, an include outside its folder, a sandbox SecurityError, an undefined name) falls
+    back to the built-in template, and the comment says so right under its marker."""
+    if template is None:
+        return _render_report(report, links, **kwargs)
+    try:
+        return _render_report(report, links, template=template, **kwargs)
+    except (jinja2.TemplateError, OSError, RecursionError, UnicodeError) as e:
+        text = _render_report(report, links, **kwargs)
+        why = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+        note = TEMPLATE_FAILED.format(name=md(Path(template).name, 120), error=md(why, 300))
+        first, _, rest = text.partition("\n")
+        return f"{first}\n{note}{rest}"
+
+
+def _render_report(
     report: Report,
     links: Mapping[str, str | None],
     *,
@@ -654,11 +765,14 @@ def render_report(
     chart_url: str | None = None,
     comparison: Comparison | None = None,
     review: Mapping[str, Any] | None = None,
+    extra: Mapping[str, Any] | None = None,
 ) -> str:
     """The comment: the full report if it fits in `max_chars`, else with less detail, saying
     what was left out and pointing at the job summary (`summary_url`). `chart_url` links the
-    roofline chart the workflow uploaded as an artifact."""
+    roofline chart the workflow uploaded as an artifact; `extra` adds names to the template's
+    context (`instrument`: the instrument review)."""
     tpl = load_template(template)
+    seen: dict[str, Field] = {}  # the strings escaped so far, shared by the levels
 
     def render(opts: Options, omitted: list[str]) -> str:
         ctx = build_context(
@@ -674,7 +788,8 @@ def render_report(
             comparison=comparison,
             review=review,
         )
-        text = tpl.render(ctx)
+        ctx.update(extra or {})  # sections other modules add (roofbot.instrument's review)
+        text = tpl.render(escaped(ctx, seen))
         return text if text.startswith(MARKER) else f"{MARKER}\n{text}"
 
     def rows_only(rows: int) -> str:

@@ -219,6 +219,10 @@ def explain_record(r: RecordResult) -> str:
             )
             out.append(f"    {name:<{width}}  {val}{tag}")
             out.append(f"    {'':<{width}}  from {_clean(i.source, 200)}")
+    if r.set_aside:
+        out.append("  readings set aside:")
+        for name, why in r.set_aside[:12]:
+            out.append(f"    {name}: {_clean(why, 240)}")
     if r.checks:
         out.append("  ceilings:")
         for c in r.checks:

@@ -207,6 +207,82 @@ def _pin_shows(result: Any) -> None:
     assert "This pull request changes the instrument" in body  # ...and the comment says so
     assert "hidden-violation: weight\\_bytes" in body
     assert re.search(r"\[hidden-violation\]\(\S+\) \(pinned\)", body)  # linked to its file
+    # issue 19: a pin the PR adds is checked twice, and the record it hides is held
+    row = [line for line in body.splitlines() if line.startswith("| hidden-violation |")]
+    assert row and "held: passes only under" in row[0], row
+
+
+# ------------------------------------------------------------------ issue 19: the instrument
+
+RTX4090 = "data/accelerators/nvidia-rtx-4090.json"
+AWQ_SOURCE = FIXTURES / BENCH / "comm-5090-wsl2-qwen3-14b-awq-decode-tok-s.json"
+#: LRM, RLM, ALM, ZWJ, ZWNJ, word joiner, U+180E, soft hyphen, CGJ, Hangul fillers, a tag
+FORMAT_CHARS = (
+    "\u200e\u200f\u061c\u200d\u200c\u2060\u180e\u00ad\u034f\u115f\u1160\u3164\uffa0\U000e0041"
+)
+
+
+def _on_4090(rid: str, percent: float, part: str = "nvidia-rtx-4090") -> str:
+    """Qwen3-14B AWQ (7 GB) on one 24 GB card: 1008 GB/s / 7 GB = 144 tok/s on a 4090."""
+    data = json.loads(AWQ_SOURCE.read_text("utf-8"))
+    data.update(id=rid, accelerator_ids=[part], value=round(144.0 * percent / 100, 1),
+                name="Qwen3-14B AWQ under vLLM on one 24GB card",
+                methodology="vLLM serving Qwen/Qwen3-14B-AWQ on one card with 24GB GDDR6X, batch 1.")  # fmt: skip
+    return dump(data)
+
+
+def _part(**fields: Any) -> str:
+    return dump({**json.loads((FIXTURES / RTX4090).read_text("utf-8")), **fields})
+
+
+def _loosened_instrument() -> str:
+    text = _config().replace("tolerance_pp: 0.1", "tolerance_pp: 1000")
+    return text.replace("    weight_bytes: 14 GB                 # the seed's figure for MPT-7B FP16",
+                        "    weight_bytes: 4 GB  # the seed's figure for MPT-7B FP16", 1)  # fmt: skip
+
+
+def _mpt_at(percent: float) -> str:
+    data = json.loads((FIXTURES / MPT).read_text("utf-8"))
+    data["value"] = round(111.07 * percent / 100, 2)
+    return dump(data)
+
+
+def _base_instrument_judged(result: Any) -> None:
+    assert result.report["calibration"]["ok"] is False  # the base's pins and tolerance
+    assert "tolerance 0.1 pp" in result.comment
+    assert "**Not applied**" in result.comment
+
+
+def _no_calibration_set(result: Any) -> str:
+    text = _config()
+    start, end = text.index("calibration:"), text.index("# Inputs a record cannot carry")
+    return text[:start] + "calibration: null\n\n" + text[end:]
+
+
+def _calibration_still_runs(result: Any) -> None:
+    assert "#### Calibration (broken" in result.comment
+
+
+def _held(rid: str, *words: str) -> Callable[[Any], None]:
+    def check(result: Any) -> None:
+        body = result.comment
+        assert "#### Checked under both instruments" in body
+        row = [line for line in body.splitlines() if line.startswith(f"| {rid} |")]
+        assert row and "held: passes only under" in row[0], row
+        for w in words:
+            assert w in body, w
+
+    return check
+
+
+def _no_runner_command(result: Any) -> None:
+    assert "##[" not in result.run.stdout + result.run.stderr
+
+
+def _format_chars_gone(result: Any) -> None:
+    for c in FORMAT_CHARS:
+        assert c not in result.comment and c not in result.summary, hex(ord(c))
+    assert "nvidi\\\\u0430-rtx-5090" in result.comment  # the homoglyph, written out
 
 
 def _checked_not_error(*paths: str) -> Callable[[Any], None]:
@@ -381,6 +457,29 @@ def cases() -> list[Case]:
                           "name": PAYLOAD, "memory_bandwidth_gbps": -1555})}),
         Case("600-broken-catalogue-files", hook=_broken_catalogue, secret=("CANARY-CATALOGUE",),
              check=_notes_capped),
+        # issue 19: the instrument belongs to the base branch; logs and comments stay inert
+        Case("roofbot-yml-loosens-calibration-pins-and-tolerance",
+             {MPT: _mpt_at(270), CONFIG: _loosened_instrument()}, check=_base_instrument_judged),
+        Case("roofbot-yml-drops-the-calibration-set",
+             {MPT: _mpt_at(270), CONFIG: _no_calibration_set(None)}, check=_calibration_still_runs),
+        Case("catalogue-part-raised-tenfold-for-its-own-record",
+             {f"{p}/on-a-faster-4090.json": _on_4090("on-a-faster-4090", 348),
+              RTX4090: _part(memory_bandwidth_gbps=10080)},
+             check=_held("on-a-faster-4090", "| accelerators/nvidia-rtx-4090 | memory\\_bandwidth\\_gbps | 1008 | 10080 |")),
+        Case("new-part-with-bogus-figures",
+             {"data/accelerators/acme-x1.json": _part(id="acme-x1", name="Acme X1",
+                                                      memory_bandwidth_gbps=50000),
+              f"{p}/on-acme-x1.json": _on_4090("on-acme-x1", 348, "acme-x1")},
+             check=_held("on-acme-x1", "#### New catalogue records", "memory\\_bandwidth\\_gbps 50000")),
+        Case("file-name-with-a-runner-command",
+             {f"{p}/x ##[stop-commands]pwnd.json": dump(record("x ##[stop-commands]pwnd",
+                                                              value=record("x")["value"] * 3))},
+             check=_no_runner_command),
+        Case("format-characters-and-a-homoglyph-id",
+             {f"{p}/tricky.json": dump(record("tricky", accelerator_ids=[
+                 "nvidi\u0430-rtx-5090", f"nvidia{FORMAT_CHARS}-rtx-5090"],
+                 notes=f"hidden{FORMAT_CHARS}text"))},
+             raw=tuple(FORMAT_CHARS), check=_format_chars_gone),
     ]  # fmt: skip
 
 

@@ -36,15 +36,14 @@ BOUND = 60.0
 Mode = Literal["git", "api", "big"]
 #: The requests of a normal run, in order (test_the_sequences_are_pinned keeps them honest).
 # the review's requests come before the sticky comment's: its line comments listed, then, in
-# git mode (the diff from git holds the witness's value line), the review posted; in API mode
-# the PR files' patch does not hold it, and the finding stays in the sticky comment
+# git mode (the diff from git holds the witness's value line), the review posted
 GIT_CALLS = [
     "POST statuses", "GET comments", "POST reviews", "GET comments", "POST comments",
     "POST statuses",
 ]  # fmt: skip
-API_CALLS = [
-    "POST statuses", "GET files", "GET contents", "GET contents", "GET contents",
-    "GET comments", "GET comments", "POST comments", "POST statuses",
+API_CALLS = [  # the listing pinned to the event's SHAs, modes from the tree, blobs by SHA
+    "POST statuses", "GET compare", "GET trees", "GET blobs", "GET blobs", "GET blobs",
+    "GET comments", "POST reviews", "GET comments", "POST comments", "POST statuses",
 ]  # fmt: skip
 INJECTION = (FIXTURES / "broken" / "markdown-injection.json").read_text("utf-8")
 
@@ -129,7 +128,8 @@ def _in_turn() -> list[FaultCase]:
                                  lambda gh, k=k: gh.hang("*", "", 2.5, skip=k), "recovers"))  # fmt: skip
             if mode == "git":
                 out.append(FaultCase(f"rate-limit-primary-{n}", mode,
-                                     lambda gh, k=k: gh.fail_rate_limited("*", "", skip=k),
+                                     lambda gh, k=k: gh.fail_rate_limited("*", "", skip=k,
+                                                                          reset_in=2),
                                      "final"))  # fmt: skip
                 out.append(FaultCase(
                     f"rate-limit-secondary-429-{n}", mode,
@@ -159,6 +159,20 @@ def _unfinished(o: Outcome) -> None:
 def _contents_missing(o: Outcome) -> None:
     assert o.statuses[-1]["state"] == "failure"
     assert "GitHub did not send it" in o.comments[0]
+
+
+def _pinned_listing(o: Outcome) -> None:
+    assert "witness-violation" in o.comments[0]  # read at the event's head all the same
+    assert "GET files" not in o.routes
+
+
+def _link_refused(o: Outcome) -> None:
+    assert "zz-link.json (symbolic link: not read)" in o.comments[0]
+    assert "GET contents" not in o.routes
+
+
+def _job_red(o: Outcome) -> None:
+    assert "this job fails so that it shows" in o.run.stdout
 
 
 TOO_LONG = {
@@ -198,13 +212,29 @@ def cases() -> list[FaultCase]:
                   lambda gh: gh.fail("POST", r"/comments$", 422, body=TOO_LONG, times=None),
                   "no-comment", log=("refused even the short comment", *said)),
         FaultCase("api-file-list-down", "api",
-                  lambda gh: gh.fail_server_error("GET", r"/files$", 502, times=None),
+                  lambda gh: gh.fail_server_error("GET", r"/compare/", 502, times=None),
                   "unfinished", check=_unfinished),
         FaultCase("api-contents-down", "api",
-                  lambda gh: gh.fail_server_error("GET", r"/contents/", 503, times=None),
+                  lambda gh: gh.fail_server_error("GET", r"/git/blobs/", 503, times=None),
                   "final", check=_contents_missing),
+        # issue 19: the head pinned to the event's SHAs; rate limits held as GitHub holds them
+        FaultCase("api-head-moved-after-the-event", "api",
+                  lambda gh: (setattr(gh.pulls[PR], "head_sha", "5" * 40), gh.set_files(PR, [])),
+                  "recovers", check=_pinned_listing),
+        FaultCase("api-symlink-in-the-head", "api",
+                  lambda gh: gh.add_link("data/benchmarks/zz-link.json", "witness-pass.json",
+                                         ref=gh.pulls[PR].head_sha),
+                  "recovers", check=_link_refused),
+        FaultCase("rate-limit-held-on-the-final-status", "git",
+                  lambda gh: gh.fail_rate_limited("POST", r"/statuses/", reset_in=3, skip=1),
+                  "recovers", env={"ROOFBOT_STATUS_WAIT": "20"},
+                  log=("setting the failure status failed",)),
+        FaultCase("rate-limit-past-the-bound", "git",
+                  lambda gh: gh.fail_rate_limited("POST", r"/statuses/", reset_in=300),
+                  "no-status", env={"ROOFBOT_STATUS_WAIT": "2"},
+                  log=("past roofbot's bound",), check=_job_red),
         FaultCase("api-contents-hang", "api",
-                  lambda gh: gh.hang("GET", r"/contents/", 2.5, times=None), "final",
+                  lambda gh: gh.hang("GET", r"/git/blobs/", 2.5, times=None), "final",
                   check=_contents_missing),
     ]  # fmt: skip
 

@@ -160,3 +160,19 @@ def test_the_campaign_covers_the_issue() -> None:
         "roofbot-yml-pin-that-hides-a-violation",
     ):  # fmt: skip
         assert needed in names, needed
+
+
+def test_the_campaign_covers_issue_19() -> None:
+    """The pull requests issue 19 names (the instrument, runner commands, format characters);
+    its API cases are in test_hostile_api.py."""
+    names = {c.name for c in CASES}
+    for needed in (
+        "roofbot-yml-loosens-calibration-pins-and-tolerance",
+        "roofbot-yml-drops-the-calibration-set",
+        "catalogue-part-raised-tenfold-for-its-own-record",
+        "new-part-with-bogus-figures",
+        "roofbot-yml-pin-that-hides-a-violation",
+        "file-name-with-a-runner-command",
+        "format-characters-and-a-homoglyph-id",
+    ):
+        assert needed in names, needed

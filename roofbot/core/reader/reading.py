@@ -1,0 +1,204 @@
+"""Reading a record: every mention of every input in its text fields, each with its stance.
+
+A mention is affirmed unless an aside claims its number (a link width is not a count), a
+denial covers it ("not FP8", "MTP was NOT enabled", "OMITTED BY SOURCE: ... TP size"), or a
+cue puts it in a sentence about another run ("the same model's bf16 row")."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from roofbot.core.reader.asides import ASIDES
+from roofbot.core.reader.clauses import MAX_FIELD, Field, Span, quote, split_field
+from roofbot.core.reader.cues import CUES
+from roofbot.core.reader.rule import Aside, Cue, Kind, Rule, Scope, Stance
+from roofbot.core.reader.vocab import RULES
+
+TEXT_FIELDS = ("name", "model", "unit", "methodology", "notes")
+"""The free-text fields of a benchmark record that the reader reads."""
+
+PART_FIELDS = frozenset({"name", "model", "methodology"})
+"""The fields a part's name is matched in, on their text about this run."""
+
+_ALL = frozenset({"name", "model", "unit", "methodology", "notes"})
+_RUN = frozenset({"name", "model", "unit", "methodology"})
+READ_IN: Mapping[Kind, frozenset[str]] = {
+    Kind.COUNT: _RUN, Kind.PER_DEVICE: frozenset({"unit"}), Kind.DEVICE_MEMORY: _RUN,
+    Kind.PARALLELISM: _RUN, Kind.BATCH: _RUN, Kind.AGGREGATE: _RUN, Kind.PER_SEQUENCE: _RUN,
+    Kind.NO_FIGURE: frozenset({"unit", "model"}), Kind.BANDWIDTH: _ALL, Kind.PRECISION: _RUN,
+    Kind.GGUF_TYPE: _RUN, Kind.BITS: _RUN, Kind.PARAMS: frozenset({"model", "unit"}),
+    Kind.ACTIVE: frozenset({"model"}), Kind.MOE: _RUN, Kind.WEIGHT_SIZE: _ALL,
+    Kind.WEIGHT_BOUND: _RUN, Kind.SPECULATIVE: _RUN, Kind.TOKENS_PER_STEP: _ALL,
+    Kind.DERIVED: _ALL,
+}  # fmt: skip
+"""The fields each input is read from. The notes are context, full of other runs: only a
+bandwidth (where no part resolves), a stated weight size, tokens per step and a derivation
+are ever taken from them, so only those rules run there."""
+
+
+@dataclass(frozen=True)
+class Mention:
+    """One rule's match in one field: what it says (`kind`, `value`), where, and whether the
+    text affirms it for this run (`stance`, with `why` when it does not)."""
+
+    kind: Kind
+    value: Any
+    rule: str
+    weak: bool
+    field: Field
+    span: Span
+    stance: Stance
+    why: str = ""
+
+    @property
+    def affirmed(self) -> bool:
+        return self.stance is Stance.AFFIRMED
+
+    @property
+    def source(self) -> str:
+        return quote(self.field, self.span.start, self.span.end)
+
+
+@dataclass(frozen=True)
+class _Cover:
+    """Where a cue or aside applies in a field, and what it does there."""
+
+    reach: Span
+    words: Span
+    stance: Stance
+    why: str
+    shields: frozenset[Kind] | None = None
+
+
+def _reach(field: Field, cue: Cue, m: re.Match[str]) -> Span:
+    clause, sentence = field.clause_at(m.start()), field.sentence_at(m.start())
+    return {
+        Scope.AHEAD: Span(m.end(), clause.end),
+        Scope.BEHIND: Span(clause.start, m.start()),
+        Scope.SENTENCE_AHEAD: Span(m.end(), sentence.end),
+        Scope.SENTENCE: sentence,
+        Scope.CLAUSE: clause,
+    }[cue.scope]
+
+
+def _covers(field: Field, cues: Iterable[Cue], asides: Iterable[Aside]) -> list[_Cover]:
+    out = []
+    for a in asides:
+        for m in a.pattern.finditer(field.text):
+            span = Span(m.start(), m.end())
+            why = f'"{" ".join(m[0].split())}": {a.reason}'
+            out.append(_Cover(span, span, Stance.SET_ASIDE, why, a.shields))
+    for c in cues:
+        if c.fields is not None and field.name not in c.fields:
+            continue
+        for m in c.pattern.finditer(field.text):
+            words = Span(m.start(), m.end())
+            why = f'{c.stance.value}: "{" ".join(m[0].split())}" ({c.name})'
+            out.append(_Cover(_reach(field, c, m), words, c.stance, why))
+    order = {Stance.SET_ASIDE: 0, Stance.DENIED: 1, Stance.OTHER_RUN: 2}
+    return sorted(out, key=lambda c: order[c.stance])
+
+
+def _number_at(m: re.Match[str]) -> int:
+    """Where the mention's own number (its first group) starts; else the match's start."""
+    for i in range(1, (m.re.groups or 0) + 1):
+        if m.start(i) >= 0:
+            return m.start(i)
+    return m.start()
+
+
+def _stance(rule: Rule[Any], m: re.Match[str], covers: list[_Cover]) -> tuple[Stance, str]:
+    at, start, end = _number_at(m), m.start(), m.end()
+    for c in covers:
+        if c.shields is not None:
+            if rule.kind in c.shields and c.words.start <= at < c.words.end:
+                return c.stance, c.why
+            continue
+        overlaps = c.words.start < end and start < c.words.end
+        if not overlaps and c.reach.start <= start < max(c.reach.end, c.reach.start + 1):
+            return c.stance, c.why
+    return Stance.AFFIRMED, ""
+
+
+def _this_run(field: Field, covers: list[_Cover]) -> str:
+    """The field's text with what it denies or says of another run blanked out."""
+    chars = list(field.text)
+    for c in covers:
+        if c.stance is not Stance.SET_ASIDE:
+            chars[c.reach.start : c.reach.end] = " " * (c.reach.end - c.reach.start)
+    return "".join(chars)
+
+
+def read_field(
+    name: str,
+    text: str,
+    rules: Iterable[Rule[Any]] = RULES,
+    cues: Iterable[Cue] = CUES,
+    asides: Iterable[Aside] = ASIDES,
+    this_run: bool = True,
+) -> tuple[list[Mention], str]:
+    """Every mention the rules find in one field, in text order, each with its stance; and,
+    where `this_run` is asked for, the field's text about this run alone (for matching part
+    names). A field no rule matches needs no clauses, cues or asides."""
+    text = text[:MAX_FIELD]
+    matches = [(rule, m) for rule in rules for m in rule.pattern.finditer(text)]
+    if not matches and not this_run:
+        return [], text
+    field = split_field(name, text)
+    kinds = {rule.kind for rule, _ in matches}
+    covers = _covers(field, cues, [a for a in asides if a.shields & kinds])
+    found = []
+    for rule, m in matches:
+        stance, why = _stance(rule, m, covers)
+        span = Span(m.start(), m.end())
+        found.append(
+            Mention(rule.kind, rule.read(m), rule.name, rule.weak, field, span, stance, why)
+        )
+    return sorted(found, key=lambda x: x.span.start), _this_run(field, covers)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A record's text as the reader understood it: every mention, affirmed or not."""
+
+    mentions: tuple[Mention, ...]
+    texts: Mapping[str, str]
+    this_run: Mapping[str, str]
+    """Each field's text with its denials and its sentences about other runs blanked out."""
+
+    def stated(self, kind: Kind, fields: Iterable[str]) -> list[Mention]:
+        """The affirmed mentions of `kind` in `fields`, in the order the fields are named."""
+        by_field = [m for f in fields for m in self.mentions if m.field.name == f]
+        return [m for m in by_field if m.kind is kind and m.affirmed]
+
+    def set_aside(self, kind: Kind) -> list[Mention]:
+        """The mentions of `kind` the reader did not take, each with its reason."""
+        return [m for m in self.mentions if m.kind is kind and not m.affirmed]
+
+    def text(self, name: str) -> str:
+        return self.texts.get(name, "")
+
+
+def record_texts(record: Mapping[str, object]) -> dict[str, str]:
+    """The record's free-text fields (and its format and engine ids), as strings."""
+    out = {}
+    for name in (*TEXT_FIELDS, "format_id", "engine_id"):
+        v = record.get(name)
+        out[name] = v if isinstance(v, str) else ""
+    return out
+
+
+def read_record(record: Mapping[str, object]) -> Reading:
+    """Read every text field of a benchmark record."""
+    texts = record_texts(record)
+    mentions: list[Mention] = []
+    this_run = {}
+    for name in TEXT_FIELDS:
+        rules = [r for r in RULES if name in READ_IN[r.kind]]
+        blank = name in PART_FIELDS
+        found, this_run[name] = read_field(name, texts[name], rules, this_run=blank)
+        mentions += found
+    return Reading(tuple(mentions), texts, this_run)

@@ -1,0 +1,264 @@
+"""How many accelerators a figure is summed over, how they split the model, and what the text
+says of one device's memory and bandwidth."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from roofbot.core.reader.rule import Kind, Rule, const, integer, rx
+
+_BRAND = r"(?:(?:NVIDIA|AMD|Intel|Apple|Google|Huawei|Qualcomm)\s+)?"
+_LINE = r"(?:(?:GeForce|Radeon|Instinct|Tesla|Arc|Data Center GPU)\s+)?"
+_PART_TOKEN = (
+    r"(?-i:(?:RTX|GTX|Titan|Radeon|Instinct|Arc|Gaudi|TPU|Ascend|Wormhole|Blackhole)"
+    r"(?:\s(?:AI\s)?(?:PRO\s)?[A-Z]{0,2}\d{1,4}\w*)?(?:\s(?:Ti|SUPER|XTX|XT))?"
+    r"|MI\d{2,3}\w*|[HBAVL]\d{2,3}\w*|T4|GB\d{3}\w*|Trn\d|Trainium|Inferentia|Inf\d"
+    r"|RX\s?\d{4}\w*(?:\s(?:XTX|XT))?|WSE-?\d\w*|\d{4} Ti)"
+)
+_NOUN = r"(?:GPUs?|cards?|accelerators?|devices?|chips?|dies|APUs?|NPUs?|wafers?)"
+PART_OR_NOUN = rf"{_BRAND}{_LINE}(?:{_PART_TOKEN}|{_NOUN})\b"
+"""Where a count may stand: before an accelerator noun or a part's name."""
+
+_WORDS = {
+    "one": 1, "single": 1, "two": 2, "dual": 2, "twin": 2, "three": 3, "four": 4, "quad": 4,
+    "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "twelve": 12,
+    "sixteen": 16, "thirty-two": 32, "sixty-four": 64,
+}  # fmt: skip
+
+COUNT_RULES: tuple[Rule[int], ...] = (
+    Rule(
+        "n-x-part",
+        Kind.COUNT,
+        rx(rf"(?=\d)(?<![\w.+-])(\d+)\s?[x×]\s?(?={PART_OR_NOUN})"),
+        integer(),
+        (
+            ("Tensor-split across 2x RX 7900 XTX under ROCm on gfx1100", 2),
+            ("Databricks Table 2, MPT-7B row '1 x A100', batch size 64 column", 1),
+            ("1 node, 8x AMD Instinct MI355X 288GB HBM3e", 8),
+            ("8x Intel Gaudi 2 OAM accelerators, 96GB HBM2E each", 8),
+            ("Perplexity: Llama 2 70B FP8 on 8x H100 80GB", 8),
+        ),
+        (
+            "host link 4x PCIe 4.0 x16",
+            "2x Intel Xeon Platinum 8380 (40 cores each, 2.3 GHz)",
+            "~26% faster than Ollama, and 8x faster than --enforce-eager",
+            "2 GPUs via HIP_VISIBLE_DEVICES=0,1 (2x32752 MiB, gfx906",
+        ),
+    ),
+    Rule(
+        "part-x-n",
+        Kind.COUNT,
+        re.compile(r"(?<=[0-9A-Z]) ?[x×] ?(\d+)\b(?!\.\d)"),
+        integer(),
+        (
+            ("DGX H100 x8, TensorRT-LLM", 8),
+            ("RTX 3090 x2 over PCIe", 2),
+            ("AMD Instinct MI300X x8", 8),
+        ),
+        ("gfx906:sramecc+:xnack-", "host link 4x PCIe 4.0 x16", "12 nodes x 8 H100"),
+    ),
+    Rule(
+        "n-part",
+        Kind.COUNT,
+        rx(rf"(?=\d)(?<![\w./+-])(\d+)[ -]?(?:{PART_OR_NOUN})(?![\w-])"),
+        integer(),
+        (
+            ("2 GPUs via HIP_VISIBLE_DEVICES=0,1", 2),
+            ("output tokens/s (aggregate, 8 GPUs)", 8),
+            ("output (decode) tokens/s per 8-GPU node (aggregate)", 8),
+            ("12 nodes x 8 H100 = 96 H100 GPUs on the Atlas Cloud", 96),
+            ("tok/s (batch-1 tensor-split decode across 2 cards)", 2),
+            ("GB300 NVL72 8-GPU slice", 8),
+        ),
+        (
+            "16-core Metal 3 GPU",
+            "8192 generated tokens",
+            "-ngl 99",
+            "setup: Apple M4 Pro 12C/16GPU MacBook Pro Mac16,8",
+            "Intel Gaudi 2 accelerators",
+            "mlx 0.29.2.dev20251008+85a8824a8, mlx-lm 0.28.2",
+        ),
+    ),
+    Rule(
+        "word-part",
+        Kind.COUNT,
+        rx(rf"\b({'|'.join(_WORDS)})[- ](?={PART_OR_NOUN})"),
+        lambda m: _WORDS[m[1].lower()],
+        (
+            ("eight H100s over NVLink", 8),
+            ("a dual RTX 3090 rig", 2),
+            ("two RTX 4090s, llama.cpp", 2),
+            ("on a single GPU", 1),
+        ),
+        ("one of the two runs",),
+    ),
+    Rule(
+        "machines-each-with",
+        Kind.COUNT,
+        rx(
+            rf"\b({'|'.join(_WORDS)}|\d+) (?:machines|hosts|boxes|PCs|computers|nodes) \((?:one|each) with"
+        ),
+        lambda m: _WORDS.get(m[1].lower()) or int(m[1]),
+        (("three machines (one with an RTX 4090, two others each with a 4060 Ti)", 3),),
+        ("three separate machines holding 56GB of VRAM in total",),
+    ),
+    Rule(
+        "one-device-system",
+        Kind.COUNT,
+        rx(r"\b(?:MacBook(?: Pro| Air)?|Mac Studio|Mac mini|iMac|laptop|DGX Spark)\b"),
+        const(1),
+        (("Hardware: MacBook Pro 14-inch M3 Pro, 18GB unified memory", 1), ("on a DGX Spark", 1)),
+        ("Mac16,8 firmware",),
+        weak=True,
+    ),
+    Rule(
+        "tensor-parallel-degree",
+        Kind.COUNT,
+        rx(
+            r"(?:(?<![\w-])|(?<=--))(?:TP|tp)\s*[=:]?\s*(\d+)\b"
+            r"|(?<![\w-])--?(?:tensor-parallel-size|tp|tp-size)[= ](\d+)\b|\btp_size[= ](\d+)\b"
+            r"|\b(\d+)-way tensor[- ]parallel"
+            r"|\btensor[- ]parallel(?:ism)?\s+(?:size|degree)\s*(?:of|=|:)?\s*(\d+)\b"
+        ),
+        lambda m: int(next(g for g in m.groups() if g)),
+        (
+            ("TensorRT-LLM, TP8, FP8 KV cache", 8),
+            ("vllm serve --tensor-parallel-size 4", 4),
+            ("sglang --tp 8", 8),
+            ("llama-server -tp 2", 2),
+            ("4-way tensor parallel over NVLink", 4),
+            ("Tensor-parallel size 2 (the serving server spans TP=2)", 2),
+            ("SGLang config as reported by /get_server_info: tp_size 8, ep_size 8", 8),
+        ),
+        ("perplexity-llama2-70b-h100-fp8-tp2-bs128-tps-per-gpu",),
+        weak=True,
+    ),
+    Rule(
+        "rack-name",
+        Kind.COUNT,
+        rx(r"\bNVL(\d+)\b", 0),
+        integer(),
+        (("CoreWeave GB200 NVL72 rack", 72),),
+        ("NVIDIA H100 NVL", "GB300 NVL72 8-GPU slice"),
+        weak=True,
+    ),
+    Rule(
+        "visible-devices",
+        Kind.COUNT,
+        re.compile(r"\b(?:HIP|CUDA|ROCR)_VISIBLE_DEVICES=((?:\d+,)*\d+)"),
+        lambda m: len(set(m[1].split(","))),
+        (("2 GPUs via HIP_VISIBLE_DEVICES=0,1", 2), ("CUDA_VISIBLE_DEVICES=1,1,1", 1)),
+        ("scaled by HIP_VISIBLE_DEVICES.",),
+    ),
+)
+
+PER_DEVICE_RULE: Rule[int] = Rule(
+    "per-device-unit",
+    Kind.PER_DEVICE,
+    rx(
+        r"\bper[- ](?:GPU|accelerator|device|card|chip)\b(?!\s*(?:power\s+)?(?:cap|limit|TDP|power))"
+        r"|\btok(?:en)?s?/s/(?:GPU|chip|device)\b"
+    ),
+    const(1),
+    (
+        ("output tokens/s per GPU (aggregate across concurrent requests)", 1),
+        ("total tokens/s per GPU (aggregate across the rack)", 1),
+        ("626 tok/s/GPU", 1),
+    ),
+    (
+        "decode tokens/s per 8-GPU node (aggregate)",
+        "output tokens/s (aggregate under a 1000W per-GPU cap)",
+    ),
+)
+"""A unit quoted per device: the roofs are one device's, whatever the text's count."""
+
+DEVICE_MEMORY_RULE: Rule[float] = Rule(
+    "device-memory",
+    Kind.DEVICE_MEMORY,
+    rx(
+        r"(?=\d)(?<![\w.~])(\d+(?:\.\d+)?)\s?GB\s+(?:of\s+)?(?:VRAM|unified memory|HBM\w*|GDDR\w*)\b"
+    ),
+    lambda m: float(m[1]),
+    (
+        ("Q8_0 quantization, 96GB VRAM", 96.0),
+        ("4-bit quantization, 128GB unified memory", 128.0),
+        ("RTX 5090 with 32GB GDDR7 at 1792 GB/s", 32.0),
+    ),
+    ("A 70B model at Q8_0 requires ~70GB of VRAM", "16 GB/s of HBM bandwidth"),
+)
+"""One device's memory, stated: where it is the resolved part's, the text is of one device."""
+
+PARALLELISM_RULES: tuple[Rule[str], ...] = (
+    Rule(
+        "tensor-split",
+        Kind.PARALLELISM,
+        rx(
+            r"(?<![\w-])-sm\s+(?:tensor|row)\b|--split-mode[= ](?:row|tensor)\b"
+            r"|\btensor[- ](?:parallel\w*|split)\b|(?<![\w-])TP\s*=?\s*\d+\b|(?<![\w-])tp\s*=\s*\d+"
+            r"|--tensor-parallel-size\b|(?<![\w-])-?-tp[= ]\d+|\btp_size[= ][2-9]"
+        ),
+        const("tensor"),
+        (
+            ("-fa 1 -o md -r 3 -sm tensor, 2 GPUs via HIP_VISIBLE_DEVICES=0,1", "tensor"),
+            ("tok/s (batch-1 tensor-split decode across 2 cards)", "tensor"),
+            ("TensorRT-LLM with TP8", "tensor"),
+            ("llama-server --split-mode row across both cards", "tensor"),
+            ("vllm serve --tensor-parallel-size 4", "tensor"),
+            ("/get_server_info: tp_size 8, ep_size 8, dp_size 1", "tensor"),
+        ),
+        ("-tps N, PLE shard", "OMITTED BY SOURCE: TP size, KV-cache dtype"),
+    ),
+    Rule(
+        "layer-split",
+        Kind.PARALLELISM,
+        re.compile(
+            r"(?i:(?<![\w-])-sm\s+layer\b|--split-mode[= ]layer\b|\blayer[- ]split\b"
+            r"|\bpipeline[- ]parallel\w*)|(?<![\w-])PP\s*=?\s*\d{1,2}\b"
+        ),
+        const("pipeline"),
+        (
+            ("llama-server -sm layer across both cards", "pipeline"),
+            ("pipeline parallelism over 4 nodes", "pipeline"),
+            ("PP4 TP8 vs TP8, batch size 1", "pipeline"),
+        ),
+        ("prefix-cache hit pipeline stage", "pp512 = 1460 t/s"),
+    ),
+)
+
+BANDWIDTH_RULE: Rule[float] = Rule(
+    "device-bandwidth",
+    Kind.BANDWIDTH,
+    rx(
+        r"(?:GDDR\w*|HBM\w*|LPDDR\w*|unified memory|memory|VRAM)\s+(?:at|of|with)\s+"
+        r"(\d+(?:\.\d+)?)\s?([GT]B/s)"
+        r"|(?=\d)(?<![\w.])(\d+(?:\.\d+)?)\s?([GT]B/s)\s+(?:memory\s+)?bandwidth\b"
+        r"|bandwidth\s+(?:of|is|=|:)\s*(\d+(?:\.\d+)?)\s?([GT]B/s)"
+        r"|\((\d+(?:\.\d+)?)\s?([GT]B/s)\s+(?:HBM\w*|GDDR\w*|LPDDR\w*)\)"
+        r"|(?:unified|LPDDR\w*|GDDR\w*|HBM\w*)(?: memory)?,\s*(\d+(?:\.\d+)?)\s?([GT]B/s)"
+    ),
+    lambda m: (
+        float(next(g for g in m.groups()[0::2] if g))
+        * (1000.0 if next(g for g in m.groups()[1::2] if g).upper() == "TB/S" else 1.0)
+    ),
+    (
+        ("RTX PRO 6000 Blackwell with 96GB GDDR7 at 1792 GB/s", 1792.0),
+        ("M4 Max with 128GB unified memory at 546 GB/s", 546.0),
+        ("M5 Ultra with 512GB unified memory at 1.2TB/s", 1200.0),
+        ("48 GB unified LPDDR5X, 273 GB/s memory bandwidth", 273.0),
+        ("H100 SXM5 (3.35 TB/s HBM3)", 3350.0),
+        ("Apple M4 Pro 12C/16GPU MacBook Pro Mac16,8, 48 GB unified, 273 GB/s, macOS 15.4", 273.0),
+        ("DGX Spark, 128 GB LPDDR5x, 273 GB/s", 273.0),
+    ),
+    (
+        "the pair moves 825.7 GB/s = 43.0% of their combined 1920 GB/s DRAM peak",
+        "Single-card baseline is 632.5 of 960 GB/s",
+    ),
+)
+
+DEVICE_RULES: tuple[Rule[Any], ...] = (
+    *COUNT_RULES,
+    PER_DEVICE_RULE,
+    DEVICE_MEMORY_RULE,
+    *PARALLELISM_RULES,
+)

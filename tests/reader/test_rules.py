@@ -1,0 +1,105 @@
+"""Every reader rule, aside and cue against the real phrases (from the users' records) that it
+must read and must leave alone, each read through the whole reader: clauses, cues and asides
+included. A rule and its evidence can't drift apart."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from roofbot.core.reader.asides import ASIDES
+from roofbot.core.reader.cues import CUES
+from roofbot.core.reader.reading import Mention, read_field
+from roofbot.core.reader.rule import Stance
+from roofbot.core.reader.vocab import RULES
+
+RULE = {r.name: r for r in RULES}
+READS = [(r.name, text, want) for r in RULES for text, want in r.reads]
+LEAVES = [(r.name, text) for r in RULES for text in r.leaves]
+
+
+def mentions(text: str, field: str = "methodology") -> list[Mention]:
+    found, _ = read_field(field, text)
+    return found
+
+
+def test_every_rule_aside_and_cue_has_evidence_both_ways() -> None:
+    for r in RULES:
+        assert r.reads, f"{r.name} has no phrase it must read"
+        assert r.leaves, f"{r.name} has no phrase it must leave alone"
+    for a in ASIDES:
+        assert a.reads and a.leaves, a.name
+    for c in CUES:
+        assert c.reads, c.name
+    names = [r.name for r in RULES] + [a.name for a in ASIDES] + [c.name for c in CUES]
+    assert len(names) == len(set(names)), "two rules share a name"
+
+
+@pytest.mark.parametrize(("rule", "text", "want"), READS)
+def test_rule_reads_its_real_phrase(rule: str, text: str, want: Any) -> None:
+    got = [m.value for m in mentions(text) if m.rule == rule and m.affirmed]
+    assert want in got, f"{rule} read {got} from {text!r}"
+
+
+@pytest.mark.parametrize(("rule", "text"), LEAVES)
+def test_rule_leaves_its_real_phrase_alone(rule: str, text: str) -> None:
+    got = [m for m in mentions(text) if m.rule == rule and m.affirmed]
+    assert not got, f"{rule} read {[m.value for m in got]} from {text!r}"
+
+
+@pytest.mark.parametrize(
+    ("aside", "text"), [(a.name, t) for a in ASIDES for t in a.reads], ids=lambda v: str(v)[:40]
+)
+def test_aside_claims_its_phrase(aside: str, text: str) -> None:
+    a = next(x for x in ASIDES if x.name == aside)
+    assert a.pattern.search(text), f"{aside} does not claim {text!r}"
+
+
+@pytest.mark.parametrize(
+    ("aside", "text"), [(a.name, t) for a in ASIDES for t in a.leaves], ids=lambda v: str(v)[:40]
+)
+def test_aside_leaves_its_phrase(aside: str, text: str) -> None:
+    a = next(x for x in ASIDES if x.name == aside)
+    assert not a.pattern.search(text), f"{aside} claims {text!r}"
+
+
+def _stance_of(text: str, word: str) -> set[Stance]:
+    """The stances of every mention that covers `word` in `text`; where no rule mentions it
+    (a part's name, matched against the catalogue), whether the reader keeps it as this run's."""
+    at = text.index(word)
+    found = {m.stance for m in mentions(text) if m.span.start <= at < m.span.end}
+    if not found:
+        _, this_run = read_field("methodology", text)
+        found = {Stance.AFFIRMED if this_run[at] != " " else Stance.OTHER_RUN}
+    return found
+
+
+@pytest.mark.parametrize(
+    ("cue", "text", "word"),
+    [(c.name, t, w) for c in CUES for t, w in c.reads],
+    ids=lambda v: str(v)[:40],
+)
+def test_cue_covers_its_word(cue: str, text: str, word: str) -> None:
+    c = next(x for x in CUES if x.name == cue)
+    stances = _stance_of(text, word)
+    assert c.stance in stances or (Stance.OTHER_RUN in stances and len(stances) == 1), (
+        f"{cue} does not cover {word!r} in {text!r}: {stances}"
+    )
+
+
+@pytest.mark.parametrize(
+    ("cue", "text", "word"),
+    [(c.name, t, w) for c in CUES for t, w in c.leaves],
+    ids=lambda v: str(v)[:40],
+)
+def test_cue_leaves_its_word(cue: str, text: str, word: str) -> None:
+    stances = _stance_of(text, word)
+    assert stances == {Stance.AFFIRMED}, f"{word!r} in {text!r} is {stances}"
+
+
+def test_a_set_aside_reading_says_why() -> None:
+    found = mentions("host link 4x PCIe 4.0 x16, 2x Intel Xeon Platinum 8380")
+    aside = [m for m in found if m.stance is Stance.SET_ASIDE]
+    assert aside and all("not accelerators" in m.why for m in aside)
+    assert "PCIe" in aside[0].why
