@@ -24,6 +24,7 @@ from roofbot.render.findings import line_of, record_findings, record_fix
 
 KEY = re.compile(r"<!-- roofbot:finding ([0-9a-f]{16}) -->")
 MAX_INLINE = 20  # line comments in one review at most; the rest stay in the sticky comment
+MAX_SECTIONS = 10  # records named in one line comment (a catalogue line can move thousands)
 INLINE = (Verdict.VIOLATION, Verdict.ERROR, Verdict.SUSPECT)
 EMOJI = {Verdict.VIOLATION: "🟥", Verdict.ERROR: "❗", Verdict.SUSPECT: "🟨"}
 
@@ -171,7 +172,12 @@ def plan(
         by_line.setdefault((path, line), []).append((r, moved_by))
     comments = []
     for (path, line), items in by_line.items():
-        text = "\n\n---\n\n".join(_section(r, moved_by) for r, moved_by in items)
+        sections = [_section(r, moved_by) for r, moved_by in items[:MAX_SECTIONS]]
+        if len(items) > MAX_SECTIONS:
+            more = len(items) - MAX_SECTIONS
+            sections.append(f"…and {more} more record{'s' if more != 1 else ''} this line "
+                            "moves: the sticky comment lists them all.")  # fmt: skip
+        text = "\n\n---\n\n".join(sections)
         key = _key(path, line, text)
         body = f"<!-- roofbot:finding {key} -->\n{text}"
         comments.append(LineComment(path, line, body, key, tuple(r.id for r, _ in items)))

@@ -18,7 +18,7 @@ from github_server import FakeGitHub, FileState, diff_positions
 from prkit import A100, FIXTURES, MPT, PR, Pull, Run, git, make_pull, run_action, violating_copy
 
 from roofbot.adapters.repo import Repository
-from roofbot.core.results import Report
+from roofbot.core.results import Calibration, Report
 from roofbot.engine import run_check
 from roofbot.review import Existing, diff_lines, plan, split_patches
 
@@ -403,3 +403,31 @@ def test_a_deprecated_record_s_finding_stays_in_the_sticky_comment(tmp_path: Pat
     assert plan(quiet, None, {MPT: patch}, lambda _p: text.encode(), [], "bot").post == ()
     loud = dataclasses.replace(quiet, deprecated_fail=True)  # the policy fails them: on the line
     assert len(plan(loud, None, {MPT: patch}, lambda _p: text.encode(), [], "bot").post) == 1
+
+
+def test_a_catalogue_line_that_moves_many_records_names_ten_and_counts_the_rest() -> None:
+    from roofbot.core.compare import compare
+    from roofbot.core.provenance import Basis, Input
+    from roofbot.core.results import CheckId, RecordResult, RoofCheck, Verdict
+
+    cat = "data/accelerators/a.json"
+    cat_text = '{\n  "id": "a",\n  "memory_bandwidth_gbps": 500\n}\n'
+
+    def result(i: int, verdict: Verdict, bw: float) -> RecordResult:
+        source = f"{cat}: memory_bandwidth_gbps"
+        return RecordResult(
+            f"r{i:03d}", f"data/benchmarks/r{i:03d}.json", verdict, value=57.6,
+            inputs=(("bandwidth_gbps", Input(bw, source, Basis.CATALOGUE)),),
+            checks=(RoofCheck(CheckId.MEMORY, True, bw / 14, 57.6, "bw / 14 GB"),),
+        )  # fmt: skip
+
+    base = [result(i, Verdict.PASS, 1555.0) for i in range(250)]
+    head = [result(i, Verdict.VIOLATION, 500.0) for i in range(250)]
+    report = Report(tuple(head), Calibration(False, 0.1))
+    patch = '@@ -1,4 +1,4 @@\n {\n   "id": "a",\n-  "memory_bandwidth_gbps": 1555\n+  "memory_bandwidth_gbps": 500\n }'
+    p = plan(report, compare(base, head), {cat: patch}, lambda _p: cat_text.encode(), [], "bot")
+    (comment,) = p.post
+    assert (comment.path, comment.line) == (cat, 3)
+    assert comment.body.count("This change moves") == 10
+    assert "…and 240 more records this line moves" in comment.body
+    assert len(comment.body) < 65536

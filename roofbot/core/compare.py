@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from roofbot.core.results import RecordResult
@@ -53,12 +53,17 @@ class Delta:
 @dataclass(frozen=True)
 class Comparison:
     deltas: tuple[Delta, ...]
+    _by_id: dict[str, Delta] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        for d in self.deltas:  # one look-up a record (a catalogue edit has thousands)
+            self._by_id.setdefault(d.id, d)
 
     def count(self, kind: Kind) -> int:
         return sum(1 for d in self.deltas if d.kind == kind)
 
     def of(self, record_id: str) -> Delta | None:
-        return next((d for d in self.deltas if d.id == record_id), None)
+        return self._by_id.get(record_id)
 
 
 def _percent(r: RecordResult) -> float | None:
