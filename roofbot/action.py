@@ -608,8 +608,9 @@ def evaluate(
         extra.append(Message("error", f"the PR's {s.config_path}: {config_problem}"))
     if extra:
         report = dataclasses.replace(report, messages=(*report.messages, *extra))
+    under_base: list[Report] = []  # the check-twice's results, reused by before and after
     review = review_instrument(s, inputs, relevant, config, base_cfg, instrument, added,
-                               records + deps, report)  # fmt: skip
+                               records + deps, report, under_base)  # fmt: skip
     ok = report.ok and config_problem is None
     approval = None
     if review is not None and review.held and ok:
@@ -624,9 +625,12 @@ def evaluate(
 
         renames = {f.path: f.old_path for f in relevant if f.old_path}
         base_config = merge_config(base_cfg, base_cfg, s.fail_on)
+        # a dependent's file is the base's: the check-twice already has its base result
+        dep_paths = set(deps)
+        known = {r.path: r for rep in under_base for r in rep.records if r.path in dep_paths}
         comparison = compare_with_base(
             report, inputs.base_tree, base_config, s.workspace / "schemas", records + deps,
-            renames,
+            renames, known,
         )  # fmt: skip
     common: dict[str, Any] = {
         "comparison": comparison,
@@ -685,9 +689,11 @@ def review_instrument(
     added: frozenset[str],
     paths: list[str],
     report: Report,
+    keep: list[Report] | None = None,
 ) -> instr.Review | None:
     """Check twice where the PR moves the instrument: the same records under the base's
-    catalogue and pins. None: the PR leaves the instrument alone."""
+    catalogue and pins (appended to `keep`, where given). None: the PR leaves the instrument
+    alone."""
     skipped = tuple(instr.not_applied(changes, added, base_cfg))
     catalogue = instr.catalogue_changes(relevant, base_cfg)
     pr_pins = tuple(sorted(instr.pr_pinned_ids(config, base_cfg)))
@@ -700,6 +706,8 @@ def review_instrument(
         base_view, dataclasses.replace(config, pins=base_cfg.pins), Schemas(s.workspace / "schemas")
     )
     base_report = run_check(base_repo, paths, calibration=False, jobs=0)
+    if keep is not None:
+        keep.append(base_report)
     parts = instr.new_parts(catalogue, config, inputs.tree)
     fields = instr.field_changes(catalogue, config, inputs.tree, inputs.base_tree)
     shown = fields[: instr.MAX_FIELD_CHANGES]

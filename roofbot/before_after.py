@@ -12,7 +12,7 @@ from roofbot.adapters.schemas import Schemas
 from roofbot.adapters.tree import Tree, TreeError
 from roofbot.core.compare import Comparison, compare
 from roofbot.core.config import Config, ConfigError
-from roofbot.core.results import Report
+from roofbot.core.results import RecordResult, Report
 from roofbot.engine import run_check
 
 
@@ -37,15 +37,19 @@ def compare_with_base(
     schemas: Path,
     paths: Sequence[str],
     renames: Mapping[str, str],
+    known: Mapping[str, RecordResult] | None = None,
 ) -> Comparison | None:
     """The PR's results beside the base's, or None when the base can't be read (the PR's
-    report stands without its before)."""
+    report stands without its before). `known`: base results already in hand, by path (a
+    catalogue edit's dependents, whose files the PR leaves alone, checked under the base's
+    instrument by the check-twice): those are not checked again."""
     from roofbot.adapters.git import GitError
 
+    known = known or {}
     try:
         repo = Repository(base_tree, base_config, Schemas(schemas))
-        before = base_paths(base_tree, paths, renames)
+        before = base_paths(base_tree, [p for p in paths if p not in known], renames)
         base = run_check(repo, before, calibration=False, jobs=0) if before else None
     except (TreeError, OSError, GitError, ConfigError):
         return None
-    return compare(base.records if base else (), head.records)
+    return compare([*known.values(), *(base.records if base else ())], head.records)

@@ -18,7 +18,7 @@ from github_server import FakeGitHub, FileState, diff_positions
 from prkit import A100, FIXTURES, MPT, PR, Pull, Run, git, make_pull, run_action, violating_copy
 
 from roofbot.adapters.repo import Repository
-from roofbot.core.results import Calibration, Report
+from roofbot.core.results import Calibration, Report, Verdict
 from roofbot.engine import run_check
 from roofbot.review import Existing, diff_lines, plan, split_patches
 
@@ -431,3 +431,24 @@ def test_a_catalogue_line_that_moves_many_records_names_ten_and_counts_the_rest(
     assert comment.body.count("This change moves") == 10
     assert "…and 240 more records this line moves" in comment.body
     assert len(comment.body) < 65536
+
+
+def test_before_and_after_reuses_the_base_results_it_already_has(tmp_path: Path) -> None:
+    """A catalogue edit's dependents were checked under the base's instrument already (the
+    check-twice): their base results are taken as given, not checked again."""
+    import dataclasses
+
+    from roofbot.adapters.tree import FolderTree
+    from roofbot.before_after import compare_with_base
+
+    head, _ = _report(tmp_path, 150.0)
+    (r,) = head.records
+    given = dataclasses.replace(r, verdict=Verdict.UNCHECKED, checks=())  # not what a check gives
+    repo = Repository.open(FIXTURES)
+    c = compare_with_base(head, FolderTree(FIXTURES), repo.config, FIXTURES / "schemas", [MPT],
+                          {}, {MPT: given})  # fmt: skip
+    assert c is not None and c.of(r.id) is not None
+    assert c.of(r.id).before is given  # type: ignore[union-attr]
+    fresh = compare_with_base(head, FolderTree(FIXTURES), repo.config, FIXTURES / "schemas",
+                              [MPT], {})  # fmt: skip
+    assert fresh is not None and fresh.of(r.id).before.verdict is Verdict.PASS  # type: ignore[union-attr]
