@@ -39,6 +39,7 @@ from roofbot.approval import Approval, stamp, valid_for
 from roofbot.approval import parse as parse_approval
 from roofbot.catalogue_check import invalid_changed_catalogue, with_catalogue_errors
 from roofbot.changes import Changes, FileChange, InstrumentChange
+from roofbot.core.compare import Comparison
 from roofbot.core.config import Config, ConfigError
 from roofbot.core.provenance import clip
 from roofbot.core.results import Message, Report, Verdict
@@ -100,6 +101,8 @@ class Settings:
     plot_dir: Path | None = None  # where the roofline chart goes (input plot), None: no chart
     approval: Approval | None = None  # `/roofcheck approve`: given on this run, for this head
     status_wait: float = STATUS_WAIT  # seconds the final status may wait (ROOFBOT_STATUS_WAIT)
+    review: Literal["inline", "off"] = "inline"  # findings on their diff lines (review.py)
+    review_event: Literal["COMMENT", "REQUEST_CHANGES"] = "COMMENT"
 
     @property
     def title(self) -> str:
@@ -215,6 +218,12 @@ def settings_for(
     if plot not in ("true", "false"):
         raise UsageError("input plot: true or false")
     plot_dir = _report_path(env).parent / "roofbot-plot" if plot == "true" else None
+    review = A.input_value(env, "review", "inline").strip().lower()
+    if review not in ("inline", "off"):
+        raise UsageError("input review: inline or off")
+    review_event = A.input_value(env, "review-event", "comment").strip().lower()
+    if review_event not in ("comment", "request-changes"):
+        raise UsageError("input review-event: comment or request-changes")
     return Settings(
         event_name=name,
         event=event,
@@ -228,6 +237,8 @@ def settings_for(
         sweep=sweep,
         plot_dir=plot_dir,
         status_wait=status_wait_bound(env),
+        review="off" if review == "off" else "inline",
+        review_event="REQUEST_CHANGES" if review_event == "request-changes" else "COMMENT",
     )
 
 
@@ -282,7 +293,9 @@ class Inputs:
     source: Literal["git", "api"]
     notes: tuple[str, ...] = ()  # what the report must say about how the files were read
     head_config_problem: str | None = None  # the PR's config is there but can't be read
-    base_tree: Tree | None = None  # the base's files: its catalogue, for the check-twice
+    # the base's files: its catalogue, for the check-twice; its records, for before and after
+    base_tree: Tree | None = None
+    patches: Mapping[str, str | None] | None = None  # API mode: each changed file's diff
 
 
 def head_config(tree: Tree, path: str, present: bool) -> tuple[str | None, str | None]:
@@ -311,9 +324,13 @@ def _relevant(path: str, cfg: Config, config_path: str) -> bool:
 
 def gather_git(s: Settings) -> Inputs:
     head = GitTree(s.workspace, s.event.head_sha)
-    base = GitTree(s.workspace, s.event.base_sha)
-    base_text = base.text(s.config_path)
-    files = changed_files(s.workspace, s.event.base_sha, s.event.head_sha)
+    base = GitTree(s.workspace, s.event.base_sha)  # kept open: the check-twice, before/after
+    try:
+        base_text = base.text(s.config_path)
+        files = changed_files(s.workspace, s.event.base_sha, s.event.head_sha)
+    except BaseException:
+        base.close()
+        raise
     head_text, problem = head_config(head, s.config_path, s.config_path in head.entries)
     return Inputs(
         head, base_text, head_text, files, "git", head_config_problem=problem, base_tree=base
@@ -337,6 +354,7 @@ def gather_api(s: Settings, client: Any, base_cfg: Config, out: TextIO) -> Input
     notes: list[str] = []
     status_map = {"removed": "deleted", "renamed": "renamed", "added": "added", "copied": "copied"}
     listed, full = client.compare_files(s.event.base_sha, s.event.head_sha)
+    patches = {f.filename: f.patch for f in listed}
     for f in listed:
         status = status_map.get(f.status, "modified")
         files.append(FileChange(status, f.filename, f.previous_filename))  # type: ignore[arg-type]
@@ -384,7 +402,9 @@ def gather_api(s: Settings, client: Any, base_cfg: Config, out: TextIO) -> Input
             f.path == s.config_path and f.status == "deleted" for f in files
         )
         head_text, problem = head_config(tree, s.config_path, not deleted)
-    return Inputs(tree, base_text, head_text, files, "api", tuple(notes), problem, base_tree)
+    return Inputs(
+        tree, base_text, head_text, files, "api", tuple(notes), problem, base_tree, patches
+    )
 
 
 # ------------------------------------------------------------------ policy and instrument
@@ -476,6 +496,9 @@ class Outcome:
     annotations: tuple[A.Annotation, ...]
     json_text: str
     plot: Path | None = None  # the roofline chart (PNG), for the artifact upload
+    comparison: Comparison | None = None  # before and after
+    # the comment and the job summary again, with what the review could not post
+    rerender: Callable[[Mapping[str, Any]], tuple[str, str]] | None = None
 
 
 def describe(report: Report | None, changes: Changes) -> str:
@@ -600,8 +623,9 @@ def evaluate(
         extra.append(Message("error", f"the PR's {s.config_path}: {config_problem}"))
     if extra:
         report = dataclasses.replace(report, messages=(*report.messages, *extra))
+    under_base: list[Report] = []  # the check-twice's results, reused by before and after
     review = review_instrument(s, inputs, relevant, config, base_cfg, instrument, added,
-                               records + deps, report)  # fmt: skip
+                               records + deps, report, under_base)  # fmt: skip
     ok = report.ok and config_problem is None
     approval = None
     if review is not None and review.held and ok:
@@ -616,7 +640,21 @@ def evaluate(
         report = dataclasses.replace(
             report, messages=(*report.messages, Message("warning", NO_CHART))
         )
+    comparison = None
+    if inputs.base_tree is not None and not s.sweep:
+        from roofbot.before_after import compare_with_base
+
+        renames = {f.path: f.old_path for f in relevant if f.old_path}
+        base_config = merge_config(base_cfg, base_cfg, s.fail_on)
+        # a dependent's file is the base's: the check-twice already has its base result
+        dep_paths = set(deps)
+        known = {r.path: r for rep in under_base for r in rep.records if r.path in dep_paths}
+        comparison = compare_with_base(
+            report, inputs.base_tree, base_config, s.workspace / "schemas", records + deps,
+            renames, known,
+        )  # fmt: skip
     common: dict[str, Any] = {
+        "comparison": comparison,
         "changes": changes,
         "head_sha": s.event.head_sha,
         "template": s.template,
@@ -629,6 +667,14 @@ def evaluate(
                       **common),
         approval,
     )  # fmt: skip
+
+    def rerender(note: Mapping[str, Any]) -> tuple[str, str]:
+        """The comment and the summary again, saying what the inline review could not post."""
+        noted = {**common, "review": note}
+        text = render_report(report, links, max_chars=COMMENT_BUDGET,
+                             summary_url=s.summary_url, **noted)  # fmt: skip
+        return stamp(text, approval), _summary(report, links, noted)
+
     summary = _summary(report, links, common)
     description = describe(report, changes)
     if s.sweep:
@@ -649,6 +695,8 @@ def evaluate(
         tuple(annotations_for(report, inputs.tree)),
         json_report.report_text(report, links),
         chart,
+        comparison,
+        rerender,
     )
 
 
@@ -662,9 +710,11 @@ def review_instrument(
     added: frozenset[str],
     paths: list[str],
     report: Report,
+    keep: list[Report] | None = None,
 ) -> instr.Review | None:
     """Check twice where the PR moves the instrument: the same records under the base's
-    catalogue and pins. None: the PR leaves the instrument alone."""
+    catalogue and pins (appended to `keep`, where given). None: the PR leaves the instrument
+    alone."""
     skipped = tuple(instr.not_applied(changes, added, base_cfg))
     catalogue = instr.catalogue_changes(relevant, base_cfg)
     pr_pins = tuple(sorted(instr.pr_pinned_ids(config, base_cfg)))
@@ -677,6 +727,8 @@ def review_instrument(
         base_view, dataclasses.replace(config, pins=base_cfg.pins), Schemas(s.workspace / "schemas")
     )
     base_report = run_check(base_repo, paths, calibration=False, jobs=0)
+    if keep is not None:
+        keep.append(base_report)
     parts = instr.new_parts(catalogue, config, inputs.tree)
     fields = instr.field_changes(catalogue, config, inputs.tree, inputs.base_tree)
     shown = fields[: instr.MAX_FIELD_CHANGES]
@@ -957,6 +1009,8 @@ def _run(
         outcome = evaluate(s, inputs, lambda: _recorded_approval(client, s, out))
         if outcome.report is not None and any(m.text == NO_CHART for m in outcome.report.messages):
             A.log(out, NO_CHART)
+        if not dry_run and client is not None:
+            outcome = _review(client, s, inputs, outcome, out)
     except ConfigError as e:
         A.log(out, f"configuration error: {e}")
         _unfinished(env, "configuration error", str(e))
@@ -1033,6 +1087,37 @@ def dry_run_output(env: Mapping[str, str], outcome: Outcome, out: TextIO) -> Non
 
 
 FALLBACK = "the report is in the job summary and the annotations"
+
+
+def _review(client: Any, s: Settings, inputs: Inputs, outcome: Outcome, out: TextIO) -> Outcome:
+    """The findings on their diff lines (roofbot/review_post.py), on pull_request(_target)
+    with `review: inline`; the sticky comment says what could not go there."""
+    if s.review != "inline" or s.event_name not in ("pull_request", "pull_request_target"):
+        return outcome  # a merge group or a /roofcheck command has no diff of its own to review
+    from roofbot.adapters.git import GitError
+    from roofbot.core.results import Calibration
+    from roofbot.review_post import git_patches, post_review
+
+    # nothing to check any more: no finding stands, and earlier line comments go
+    report = outcome.report or Report((), Calibration(False, 0.0))
+
+    patches = inputs.patches
+    if patches is None:
+        paths = [f.path for f in outcome.changes.files if f.status != "deleted"]
+        try:
+            patches = git_patches(s.workspace, s.event.base_sha, s.event.head_sha, paths)
+        except GitError as e:  # no line is known: every finding stays in the sticky comment
+            A.log(out, f"could not read the diff for the review: {e}")
+            patches = {}
+    tree = inputs.tree
+    posted = post_review(
+        client, s.event.number, s.event.head_sha, report, outcome.comparison, patches,
+        lambda path: read_or_none(tree, path, MAX_BYTES), out, s.review_event,
+    )  # fmt: skip
+    if posted.note and outcome.rerender is not None:
+        comment, summary = outcome.rerender({"note": posted.note})
+        return dataclasses.replace(outcome, comment=comment, summary=summary)
+    return outcome
 
 
 def _post_comment(

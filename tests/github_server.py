@@ -24,7 +24,14 @@ State (read or seed it directly; all of it is guarded by ``gh.lock``):
     head), ``blobs`` (sha -> bytes), ``contents`` ((ref, path) -> blob sha; a ref is a branch or
     a commit SHA), ``modes`` ((ref, path) -> git mode, ``add_link`` makes a 120000 link),
     ``permissions`` (login -> payload),
-    ``bot_login`` / ``bot_type`` (the author of comments and statuses created through the API).
+    ``bot_login`` / ``bot_type`` (the author of comments and statuses created through the API),
+    ``reviews`` (id -> :class:`ReviewState`) and ``review_comments`` (id ->
+    :class:`ReviewCommentState`, the comments on diff lines; ``reviews_on(n)`` and
+    ``review_comments_on(n)`` list a PR's). Reviews are answered as GitHub's REST description
+    has them (no recorded exchange exists): ``POST /pulls/{n}/reviews`` with ``commit_id``,
+    ``event`` and ``comments`` (``path``, ``body``, ``line`` + ``side`` or ``position``; a line
+    the file's ``patch`` does not show is GitHub's 422, see :func:`diff_positions`),
+    ``GET /pulls/{n}/reviews``, ``GET /pulls/{n}/comments``, ``DELETE /pulls/comments/{id}``.
 
 Request log: ``requests`` (list of :class:`RecordedRequest`, every request including the ones a
 fault answered), ``count(method, pattern)``, ``matching(method, pattern)``, ``clear_requests()``.
@@ -54,6 +61,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import difflib
 import hashlib
 import http.server
 import json
@@ -198,6 +206,72 @@ class ReactionState:
 
 
 @dataclass
+class ReviewState:
+    """A submitted pull-request review (GitHub's `pull-request-review` schema)."""
+
+    id: int
+    pull_number: int
+    body: str
+    state: str  # COMMENTED, CHANGES_REQUESTED, APPROVED, PENDING
+    commit_id: str
+    user_login: str
+    user_type: str
+    submitted_at: str = field(default_factory=_now)
+
+
+@dataclass
+class ReviewCommentState:
+    """One comment on a diff line (GitHub's `pull-request-review-comment` schema)."""
+
+    id: int
+    review_id: int
+    pull_number: int
+    path: str
+    line: int
+    side: str  # RIGHT (the head) or LEFT (the base)
+    body: str
+    commit_id: str
+    user_login: str
+    user_type: str
+    diff_hunk: str = ""
+    position: int | None = None
+    created_at: str = field(default_factory=_now)
+    updated_at: str = field(default_factory=_now)
+
+
+def diff_positions(patch: str) -> dict[tuple[str, int], int]:
+    """(side, line) -> `position` (lines below the first hunk header, which is not one) of
+    each line a unified-diff `patch` shows: a `+` line and a context line on RIGHT (the head's
+    line number), a `-` line and a context line on LEFT. Only these lines take a comment."""
+    out: dict[tuple[str, int], int] = {}
+    old = new = 0
+    position = 0
+    started = False
+    for text in patch.split("\n"):
+        m = re.match(r"@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@", text)
+        if m:
+            old, new = int(m[1]), int(m[2])
+            if started:
+                position += 1  # a later hunk's header counts as a position
+            started = True
+            continue
+        if not started:
+            continue
+        position += 1
+        if text.startswith("+"):
+            out[("RIGHT", new)] = position
+            new += 1
+        elif text.startswith("-"):
+            out[("LEFT", old)] = position
+            old += 1
+        elif text.startswith(" "):  # context (not "\ No newline at end of file")
+            out[("RIGHT", new)] = out[("LEFT", old)] = position
+            old += 1
+            new += 1
+    return out
+
+
+@dataclass
 class FileState:
     filename: str
     status: str = "modified"
@@ -329,6 +403,8 @@ class FakeGitHub:
         self.comments: dict[int, CommentState] = {}
         self.statuses: dict[str, list[dict[str, Any]]] = {}
         self.reactions: list[ReactionState] = []
+        self.reviews: dict[int, ReviewState] = {}
+        self.review_comments: dict[int, ReviewCommentState] = {}
         self.pulls: dict[int, PullState] = {}
         self.issues: set[int] = set()  # plain issues (pull requests are issues too)
         self.blobs: dict[str, bytes] = {}
@@ -344,7 +420,13 @@ class FakeGitHub:
         self.rate_used = 0
         self.rate_reset = int(time.time()) + 3600
 
-        self._ids = {"comment": 2_400_000_000, "status": 39_000_000_000, "reaction": 270_000_000}
+        self._ids = {
+            "comment": 2_400_000_000,
+            "status": 39_000_000_000,
+            "reaction": 270_000_000,
+            "review": 3_100_000_000,
+            "review_comment": 2_500_000_000,
+        }
         self._stopping = threading.Event()
         self._server: http.server.ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -933,6 +1015,10 @@ class FakeGitHub:
             ("GET", r"", self._get_repo),
             ("GET", r"/pulls/(\d+)", self._get_pull),
             ("GET", r"/pulls/(\d+)/files", self._list_files),
+            ("GET", r"/pulls/(\d+)/reviews", self._list_reviews),
+            ("POST", r"/pulls/(\d+)/reviews", self._create_review),
+            ("GET", r"/pulls/(\d+)/comments", self._list_review_comments),
+            ("DELETE", r"/pulls/comments/(\d+)", self._delete_review_comment),
             ("GET", r"/issues/(\d+)", self._get_issue),
             ("GET", r"/issues/(\d+)/comments", self._list_comments),
             ("POST", r"/issues/(\d+)/comments", self._create_comment),
@@ -1000,6 +1086,155 @@ class FakeGitHub:
         pull = self._pull(number)
         page, headers = self._paginate(pull.files[:MAX_PULL_FILES], f"/pulls/{number}/files", query)
         return Response(200, [self._file_json(pull, f) for f in page], headers)
+
+    # ------------------------------------------------------------------ reviews
+    # Written from GitHub's REST description of pulls/reviews and pulls/comments (no recorded
+    # exchange exists for them): `POST /pulls/{n}/reviews` takes `commit_id`, `body`, `event`
+    # (APPROVE, REQUEST_CHANGES, COMMENT; none: PENDING) and `comments`, each with `path`,
+    # `body` and either `line` (+ `side`, RIGHT by default) or the older diff `position`; a
+    # line the diff does not show is a 422, and the whole review with it.
+
+    def reviews_on(self, number: int) -> list[ReviewState]:
+        with self.lock:
+            return [r for r in self.reviews.values() if r.pull_number == number]
+
+    def review_comments_on(self, number: int) -> list[ReviewCommentState]:
+        with self.lock:
+            return [c for c in self.review_comments.values() if c.pull_number == number]
+
+    def _review_json(self, r: ReviewState) -> dict[str, Any]:
+        html = f"{self.html_url}/pull/{r.pull_number}#pullrequestreview-{r.id}"
+        pull_url = f"{self.repo_url}/pulls/{r.pull_number}"
+        return {
+            "id": r.id,
+            "node_id": _node_id("PullRequestReview", r.id),
+            "user": self.user(r.user_login, r.user_type),
+            "body": r.body,
+            "state": r.state,
+            "html_url": html,
+            "pull_request_url": pull_url,
+            "author_association": "NONE" if r.user_type == "Bot" else "MEMBER",
+            "_links": {"html": {"href": html}, "pull_request": {"href": pull_url}},
+            "submitted_at": r.submitted_at if r.state != "PENDING" else None,
+            "commit_id": r.commit_id,
+        }
+
+    def _review_comment_json(self, c: ReviewCommentState) -> dict[str, Any]:
+        url = f"{self.repo_url}/pulls/comments/{c.id}"
+        html = f"{self.html_url}/pull/{c.pull_number}#discussion_r{c.id}"
+        pull_url = f"{self.repo_url}/pulls/{c.pull_number}"
+        return {
+            "url": url,
+            "pull_request_review_id": c.review_id,
+            "id": c.id,
+            "node_id": _node_id("PullRequestReviewComment", c.id),
+            "diff_hunk": c.diff_hunk,
+            "path": c.path,
+            "position": c.position,
+            "original_position": c.position,
+            "commit_id": c.commit_id,
+            "original_commit_id": c.commit_id,
+            "user": self.user(c.user_login, c.user_type),
+            "body": c.body,
+            "created_at": c.created_at,
+            "updated_at": c.updated_at,
+            "html_url": html,
+            "pull_request_url": pull_url,
+            "author_association": "NONE" if c.user_type == "Bot" else "MEMBER",
+            "_links": {
+                "self": {"href": url},
+                "html": {"href": html},
+                "pull_request": {"href": pull_url},
+            },
+            "start_line": None,
+            "original_start_line": None,
+            "start_side": None,
+            "line": c.line,
+            "original_line": c.line,
+            "side": c.side,
+            "subject_type": "line",
+            "reactions": {"url": f"{url}/reactions", "total_count": 0,
+                          **{name: 0 for name in REACTIONS}},
+        }  # fmt: skip
+
+    def _list_reviews(self, number: str, *, query: dict[str, str], **_: Any) -> Response:
+        self._pull(number)
+        page, headers = self._paginate(self.reviews_on(int(number)), f"/pulls/{number}/reviews",
+                                       query)  # fmt: skip
+        return Response(200, [self._review_json(r) for r in page], headers)
+
+    def _list_review_comments(self, number: str, *, query: dict[str, str], **_: Any) -> Response:
+        self._pull(number)
+        comments = self.review_comments_on(int(number))
+        page, headers = self._paginate(comments, f"/pulls/{number}/comments", query)
+        return Response(200, [self._review_comment_json(c) for c in page], headers)
+
+    def _create_review(self, number: str, *, data: Any, **_: Any) -> Response:
+        doc = f"{DOCS}/pulls/reviews#create-a-review-for-a-pull-request"
+        pull = self._pull(number)
+        data = data if isinstance(data, dict) else {}
+        event = data.get("event")
+        states = {"APPROVE": "APPROVED", "REQUEST_CHANGES": "CHANGES_REQUESTED",
+                  "COMMENT": "COMMENTED", None: "PENDING"}  # fmt: skip
+        if event not in states:
+            raise _error(422, "Unprocessable Entity", doc, errors=[f"Event {event} is invalid"])
+        body = data.get("body")
+        if event in ("COMMENT", "REQUEST_CHANGES") and not body:
+            raise _error(
+                422,
+                "Unprocessable Entity",
+                doc,
+                errors=["Body is required when the event is COMMENT or REQUEST_CHANGES"],
+            )
+        commit_id = data.get("commit_id") or pull.head_sha
+        if commit_id != pull.head_sha and commit_id != pull.base_sha:
+            raise _error(422, "Unprocessable Entity", doc, errors=["Commit could not be resolved"])
+        files = {f.filename: f for f in pull.files}
+        placed: list[tuple[str, int, str, str, int, str]] = []
+        for c in data.get("comments") or []:
+            path = c.get("path") if isinstance(c, dict) else None
+            text = c.get("body") if isinstance(c, dict) else None
+            if not isinstance(path, str) or not isinstance(text, str):
+                raise _error(422, "Unprocessable Entity", doc,
+                             errors=["comments need a path and a body"])  # fmt: skip
+            f = files.get(path)
+            if f is None:
+                raise _error(
+                    422, "Unprocessable Entity", doc, errors=["Path could not be resolved"]
+                )
+            positions = diff_positions(f.patch or "")
+            side = c.get("side") or "RIGHT"
+            if "line" in c:
+                line = c["line"]
+                position = positions.get((side, line)) if isinstance(line, int) else None
+            else:
+                position = c.get("position")
+                found = [k for k, v in positions.items() if v == position and k[0] == "RIGHT"]
+                side, line = found[0] if found else (side, None)
+            if position is None or line is None:
+                raise _error(422, "Unprocessable Entity", doc, errors=[
+                    "Pull request review thread line must be part of the diff and Pull request "
+                    "review thread diff hunk can't be blank"])  # fmt: skip
+            hunk = "\n".join((f.patch or "").split("\n")[: position + 1])
+            placed.append((path, line, side, text, position, hunk))
+        review = ReviewState(self._next_id("review"), pull.number, body or "", states[event],
+                             commit_id, self.bot_login, self.bot_type)  # fmt: skip
+        self.reviews[review.id] = review
+        for path, line, side, text, position, hunk in placed:
+            comment = ReviewCommentState(
+                self._next_id("review_comment"), review.id, pull.number, path, line, side, text,
+                commit_id, self.bot_login, self.bot_type, hunk, position,
+            )  # fmt: skip
+            self.review_comments[comment.id] = comment
+        return Response(200, self._review_json(review))
+
+    def _delete_review_comment(self, comment_id: str, **_: Any) -> Response:
+        comment = self.review_comments.get(int(comment_id))
+        if comment is None:
+            doc = f"{DOCS}/pulls/comments#delete-a-review-comment-for-a-pull-request"
+            raise _error(404, "Not Found", doc)
+        del self.review_comments[comment.id]
+        return Response(204)
 
     def _issue_exists(self, number: int) -> None:
         if number not in self.pulls and number not in self.issues:
@@ -1199,6 +1434,11 @@ class FakeGitHub:
                 contents_url=f"{self.repo_url}/contents/{quoted}?ref={head}",
             )  # fmt: skip
             entry.pop("previous_filename", None)
+            patch = self._patch(old.get(path), new.get(path))
+            if patch is None:
+                entry.pop("patch", None)  # GitHub sends none for a binary file
+            else:
+                entry["patch"] = patch
             files.append(entry)
         commit = {"sha": base, "url": f"{self.repo_url}/commits/{base}"}
         body = {
@@ -1217,6 +1457,17 @@ class FakeGitHub:
             "files": files[:300],  # GitHub lists at most 300 files of a comparison
         }
         return Response(200, body)
+
+    def _patch(self, old: str | None, new: str | None) -> str | None:
+        """The file's unified diff (3 lines of context) from its first hunk header, as GitHub
+        sends it in a comparison's `patch`; None for a file that is not text."""
+        try:
+            a = self.blobs[old].decode("utf-8").splitlines() if old else []
+            b = self.blobs[new].decode("utf-8").splitlines() if new else []
+        except UnicodeDecodeError:
+            return None
+        lines = list(difflib.unified_diff(a, b, lineterm="", n=3))[2:]  # no ---/+++ header
+        return "\n".join(lines)
 
     def _raw(self, data: bytes) -> Response:
         return Response(200, data, content_type=RAW_MEDIA_TYPE)

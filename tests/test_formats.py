@@ -200,7 +200,12 @@ def test_a_violation_says_what_to_check_at_the_value_line() -> None:
     text = (FIXTURES / VIOLATOR).read_text().splitlines()
     m = re.search(rf"{re.escape(VIOLATOR)}:(\d+)", out.stdout)
     assert m and text[int(m[1]) - 1].lstrip().startswith('"value"')
-    assert "to fix: check `value` (55)" in out.stdout
+    # the inverse of its memory roof (1792 GB/s / 74.97 GB = 23.90 tok/s), in its own terms
+    assert (
+        "to fix: legal at a `value` ≤ 23.9 tok/s (the memory-roof); or legal as the aggregate "
+        "of a batch of at least 3 sequences; or legal at ≤ 32.5 GB of weights per token "
+        "(it reads 75 GB); or legal at ≥ 4,124 GB/s per part (it has 1792)" in out.stdout
+    )
 
 
 def test_quiet_and_verbose() -> None:

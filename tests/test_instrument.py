@@ -221,7 +221,7 @@ def test_a_pr_may_pin_only_the_records_it_adds(tmp_path: Path, gh: FakeGitHub) -
                                     CONFIG: config})  # fmt: skip
     body = _sticky(gh)
     assert "Pins from this pull request (records it adds): new-pinned" in body
-    assert "new-pinned (pinned)" in body
+    assert re.search(r"\[new-pinned\]\(\S+\) \(pinned\)", body)  # the id links its file
     assert "**Not applied**" not in body
     # checked twice: without the PR's pin it is a violation, so it is held
     assert _final(gh, pull.head)["description"] == HELD, run.stdout

@@ -224,7 +224,11 @@ def test_no_table_row_is_shorter_than_the_bound_a_long_report_skips_by() -> None
     records = [RecordResult(id="", path="", verdict=v, value=0) for v in Verdict]
     records += [RecordResult(id="", path="", verdict=v, status="deprecated") for v in Verdict]
     out = render_report(Report(tuple(records), Calibration(False, 0.1)), {})
-    rows = [line for line in out.splitlines(keepends=True) if line[2:3] in EMOJI.values()]
+    rows = [
+        line
+        for line in out.splitlines(keepends=True)
+        if line.startswith("| ") and line[2:3] in EMOJI.values()
+    ]
     assert len(rows) == 2 * len(Verdict)
     assert min(len(row) for row in rows) == MIN_ROW_CHARS
 
@@ -293,3 +297,52 @@ def test_the_capped_level_is_rendered_only_where_it_caps_a_list(
         assert len(out) <= 20000 and "table rows past the first" in out
         assert markdown.TABLES[0] in renders
         assert (markdown.CAPPED[0] in renders) is caps
+
+
+# ------------------------------------------------------------------------------ the review's parts
+
+
+def test_chart_labels_stay_distinct_when_two_ids_cut_alike() -> None:
+    from roofbot.render.markdown import chart_label, distinct_labels
+
+    ids = [
+        "mpt7b-a100-bs1-per-user-decode-tps",
+        "mpt7b-a100-bs1-per-user-ttft-ms",
+        "short",
+        "short",
+    ]
+    assert chart_label(ids[0]) == chart_label(ids[1])  # what the chart used to show
+    labels = distinct_labels(ids)
+    assert len(set(labels)) == len(labels)
+    assert labels[0] == "mpt7b-a100-~r-decode-tps" and labels[2:] == ["short", "short-2"]
+    assert all(len(x) <= 24 and re.fullmatch(r"[A-Za-z0-9.\-~]+", x) for x in labels)
+
+
+def test_md_code_keeps_code_spans_and_escapes_the_rest() -> None:
+    from roofbot.render.markdown import md_code
+
+    out = md_code("set `accelerator_ids` for @everyone <b>#1</b> and `odd")
+    assert out.startswith("set `accelerator_ids` for @\u200beveryone &lt;b&gt;#\u200b1")
+    assert out.count("`") == 2  # the odd backtick opens no span
+
+
+def test_a_violation_s_details_chart_it_against_its_ceilings_by_batch(tmp_path: Path) -> None:
+    from roofbot.render.markdown import record_chart
+
+    repo = copy_fixtures(tmp_path)
+    path = repo / TRIO[1]  # the aggregate at batch 64, raised over its batched roof
+    data = json.loads(path.read_text("utf-8"))
+    data["value"] = 9000.0
+    path.write_text(json.dumps(data, indent=2), "utf-8")
+    r = run_check(Repository.open(repo), [TRIO[1]]).records[0]
+    assert r.verdict is Verdict.VIOLATION
+    chart = record_chart(r)
+    assert chart is not None
+    assert chart["batches"] == ["1", "2", "4", "8", "16", "32", "64", "128"]
+    assert chart["bars"][6] == "9000" and set(chart["bars"]) - {"9000"} == {"0"}
+    memory = [float(x) for x in chart["lines"][0]]
+    assert memory[:3] == [111.1, 222.1, 444.3]  # B x 111.07 tok/s
+    assert max(memory) <= float(chart["ymax"])
+    out = render_repo(repo, [TRIO[1]])
+    assert 'x-axis "batch size" [1, 2, 4, 8, 16, 32, 64, 128]' in out
+    assert "Bar: the record, 9,000 tok/s aggregate at its batch" in out

@@ -66,7 +66,7 @@ def test_long_lists_are_capped_with_a_count() -> None:
     _balanced(out)
     assert "more changed files" in out and "more changes to the instrument" in out
     assert "hidden-one: bandwidth\\_gbps" in out  # the pin on a reported record stays
-    assert "hidden-one (pinned)" in out
+    assert "[hidden-one](data/benchmarks/hidden-one.json) (pinned)" in out  # linked to its file
     assert "Changed files roofbot reads (3500)" in out
 
 

@@ -110,7 +110,7 @@ def test_parts_has_a_header_units_one_row_a_precision_and_matches_words(tmp_path
 
 
 def test_chart_labels_are_never_cut_to_the_same_label() -> None:
-    from roofbot.render.markdown import chart_labels
+    from roofbot.render.markdown import distinct_labels
 
     ids = [
         "contrib-rtx4090-qwen3-32b-awq-decode-bs1",
@@ -119,7 +119,7 @@ def test_chart_labels_are_never_cut_to_the_same_label() -> None:
         "short-id",
         "contrib-rtx4090-qwen3-32b-awq-decode-bs1",  # the same id twice still tells apart
     ]
-    labels = [str(x) for x in chart_labels(ids)]
+    labels = [str(x) for x in distinct_labels(ids)]
     assert len(set(labels)) == len(labels), labels
     assert all(len(x) <= 24 for x in labels), labels
     assert labels[3] == "short-id"

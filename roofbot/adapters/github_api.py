@@ -75,6 +75,7 @@ __all__ = [
     "PullFile",
     "PullInfo",
     "ReactionContent",
+    "ReviewComment",
     "Status",
     "StatusState",
     "TreeEntry",
@@ -252,6 +253,18 @@ class PullFile:
     sha: str | None  # blob SHA of the new version (None for some removed files)
     additions: int
     deletions: int
+    patch: str | None = None  # the unified diff GitHub shows (absent for big or binary files)
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewComment:
+    """A comment on a line of a pull request's diff."""
+
+    id: int
+    body: str
+    path: str
+    line: int | None  # None: the line is no longer in the diff (outdated)
+    author_login: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -514,6 +527,7 @@ class GitHubClient:
                     sha=f.sha or None,
                     additions=f.additions,
                     deletions=f.deletions,
+                    patch=f.patch or None,
                 )
                 for f in self._repository().get_pull(number).get_files()
             ]
@@ -548,6 +562,7 @@ class GitHubClient:
                 sha=f.get("sha") or None,
                 additions=int(f.get("additions") or 0),
                 deletions=int(f.get("deletions") or 0),
+                patch=f.get("patch") if isinstance(f.get("patch"), str) else None,
             )
             for f in raw
             if isinstance(f, dict) and isinstance(f.get("filename"), str)
@@ -575,6 +590,49 @@ class GitHubClient:
                     str(e.get("sha") or ""), size if isinstance(size, int) else None,
                 )  # fmt: skip
         return entries, bool(data.get("truncated"))
+
+    # ------------------------------------------------------------------ reviews
+
+    def list_review_comments(self, number: int) -> list[ReviewComment]:
+        """The comments on the diff lines of a pull request, 100 per request."""
+        with self._translate(f"list the review comments of #{number}"):
+            return [
+                ReviewComment(
+                    id=c.id,
+                    body=c.body or "",
+                    path=c.path,
+                    line=c.line,
+                    author_login=c.user.login if c.user is not None else "",
+                )
+                for c in self._repository().get_pull(number).get_review_comments()
+            ]
+
+    def create_review(
+        self,
+        number: int,
+        commit_id: str,
+        body: str,
+        comments: list[dict[str, Any]],
+        event: Literal["COMMENT", "REQUEST_CHANGES"] = "COMMENT",
+    ) -> int:
+        """Submit one review of `comments` (each `path`, `line`, `side`, `body`) at
+        `commit_id` (1 request); its id."""
+        _check_sha(commit_id)
+        with self._translate(f"review #{number}"):
+            _, data = self._github().requester.requestJsonAndCheck(
+                "POST",
+                f"{self._repository().url}/pulls/{int(number)}/reviews",
+                input={"commit_id": commit_id, "body": body, "event": event,
+                       "comments": comments},
+            )  # fmt: skip
+        return int(data["id"]) if isinstance(data, dict) and "id" in data else 0
+
+    def delete_review_comment(self, comment_id: int) -> None:
+        """Delete one comment on a diff line (1 request)."""
+        with self._translate(f"delete review comment {comment_id}"):
+            self._github().requester.requestJsonAndCheck(
+                "DELETE", f"{self._repository().url}/pulls/comments/{int(comment_id)}"
+            )
 
     # ------------------------------------------------------------------ contents
 

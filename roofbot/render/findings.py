@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from roofbot.core.fix import fix_for
 from roofbot.core.results import RecordResult, Report, Verdict
 
 Level = Literal["error", "warning", "note"]
@@ -138,18 +139,6 @@ _LACK_FIELDS = (
     ("tokens per step", "methodology"),
 )
 
-#: What to write in the record for each input that was only assumed.
-_ASSUMED_ADVICE = {
-    "count": 'say how many accelerators ran in `methodology` ("2x", "8 GPUs", "TP8")',
-    "compute_precision": "name the precision in `model`, `format_id` or `unit` (FP16, FP8, FP4)",
-    "peak_tflops": "name the compute precision so the part's dense peak at it is used",
-    "active_params_b": 'name the model\'s active parameters ("30B-A3B") or add it to data/models/',
-    "active_bytes": 'state the weights\' size ("17.5 GB of weights") or the active parameters',
-    "weight_bytes": 'state the weights\' size exactly ("17.545 GB") or a format_id with bits',
-    "bandwidth_gbps": "name the exact part in `accelerator_ids`",
-    "part": "name the exact part in `accelerator_ids`",
-}
-
 
 @dataclass(frozen=True)
 class Finding:
@@ -244,6 +233,15 @@ def error_advice(message: str, path: str) -> str | None:
     return None
 
 
+def record_fix(r: RecordResult) -> str | None:
+    """What to change in the record, the one text every format shows: the inverse of the
+    binding roof (core/fix.py) for a record over or without a roof, the file's defect for an
+    error, None for a pass or a skipped record."""
+    if r.verdict is Verdict.ERROR:
+        return error_advice(r.messages[0].text, r.path) if r.messages else None
+    return fix_for(r)
+
+
 def _first_field(r: RecordResult) -> str | None:
     return next((m.field for m in r.messages if m.field), None)
 
@@ -260,12 +258,7 @@ def _record_finding(r: RecordResult, raw: bytes | None, fails: bool) -> Finding 
     b = r.binding()
     if r.verdict is Verdict.VIOLATION and b is not None:
         over = max((c for c in r.checks if c.applies and not c.assumed), key=lambda c: c.percent)
-        advice = (
-            f"check `value` ({r.value:g}) and the inputs it rests on ({over.formula}); if the "
-            "figure is right, say in `methodology` what the roof misses (the batch size, the "
-            "accelerator count, a tensor split, speculative decoding), or pin that input in "
-            ".roofbot.yml"
-        )
+        advice = fix_for(r)
         return Finding(
             over.check.value, level, r.id, r.path, msg, advice, line_of(text, "value"), None, fails
         )
@@ -273,24 +266,17 @@ def _record_finding(r: RecordResult, raw: bytes | None, fails: bool) -> Finding 
         above = [c for c in r.checks if c.applies and c.percent > 100.0]
         if above:
             worst = max(above, key=lambda c: c.percent)
-            tips = [_ASSUMED_ADVICE[a] for a in worst.assumed if a in _ASSUMED_ADVICE]
-            advice = "; ".join(dict.fromkeys(tips)) or "state the assumed inputs, or pin them"
             rule = worst.check.value
         else:
             rule = "bandwidth-derived-figure"
-            advice = (
-                "if the figure was measured, say how in `methodology`; if it was computed from "
-                "bandwidth, it is not a benchmark: remove it or mark it in `notes`"
-            )
+        advice = fix_for(r)
         return Finding(rule, level, r.id, r.path, msg, advice, line_of(text, "value"), None, fails)
     if r.verdict is Verdict.UNCHECKED:
         field = next(
             (f for word, f in _LACK_FIELDS if r.lacks and r.lacks[0].startswith(word)), None
         )
         lacks = "; ".join(r.lacks) or msg
-        advice = "to check it, state in the record (or pin in .roofbot.yml): " + "; ".join(
-            lack.split(":")[0] for lack in r.lacks
-        )
+        advice = fix_for(r)
         line = line_of(text, field or _first_field(r) or "value")
         return Finding("unchecked", "note", r.id, r.path, lacks, advice, line, None, False)
     return None

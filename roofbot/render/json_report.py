@@ -23,6 +23,7 @@ from roofbot.core.results import (
     fails,
     is_token_rate,
 )
+from roofbot.render.findings import record_fix
 from roofbot.render.json_text import input_value, record_text, rounded
 
 
@@ -72,6 +73,7 @@ def record_json(r: RecordResult, gotchas: dict[str, str | None]) -> dict[str, An
         "messages": [m.text for m in r.messages],
         "lacks": list(r.lacks),
         "pinned": r.pinned,
+        "fix": record_fix(r),
     }
 
 

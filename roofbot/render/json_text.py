@@ -14,6 +14,7 @@ from typing import Any
 
 from roofbot.core.provenance import Input
 from roofbot.core.results import RecordResult, RoofCheck
+from roofbot.render.findings import record_fix
 
 
 def rounded(x: float, places: int = 2) -> float | int:
@@ -70,7 +71,8 @@ def record_text(r: RecordResult, gotchas: dict[str, str | None]) -> str:
         )
         + f',\n      "messages": {_strings([m.text for m in r.messages], _P6)}'
         f',\n      "lacks": {_strings(r.lacks, _P6)}'
-        f',\n      "pinned": {_scalar(r.pinned, _P6)}\n    }}'
+        f',\n      "pinned": {_scalar(r.pinned, _P6)}'
+        f',\n      "fix": {_scalar(record_fix(r), _P6)}\n    }}'
     )
 
 

@@ -25,6 +25,8 @@ import jinja2.sandbox
 import markupsafe
 
 from roofbot.changes import Changes
+from roofbot.core.compare import Comparison, Delta
+from roofbot.core.fix import fix_for
 from roofbot.core.provenance import Input
 from roofbot.core.results import Calibration, RecordResult, Report, RoofCheck, Verdict
 from roofbot.core.units import show_input
@@ -144,6 +146,26 @@ def md(value: object, limit: int = MAX_FIELD_CHARS) -> Safe:
     return Safe(_neutralise(text))
 
 
+def md_code(value: object, limit: int = MAX_FIELD_CHARS) -> Safe:
+    """`md`, except that `code` spans stay code spans: their text is kept as it is (a code
+    span shows it literally: no markup, no mention, no HTML), one line, with no backtick or
+    `<!--` of its own. For roofbot's own sentences that name fields (`value`)."""
+    text = _plain(value, limit)
+    parts = text.split("`")
+    if len(parts) % 2 == 0:  # an odd backtick: no span is closed by it
+        parts[-2:] = [parts[-2] + "'" + parts[-1]]
+    out = [str(md(p, limit)) if i % 2 == 0 else f"`{p}`" if p.strip() else "" for i, p in
+           enumerate(parts)]  # fmt: skip
+    return Safe("".join(out))
+
+
+def fix_markdown(r: RecordResult, fix: str) -> Safe:
+    """A record's fix for the page: roofbot's own sentence about a roof keeps its `code`
+    spans (`md_code`); an error's fix quotes the file (its name, a field), so it is escaped
+    whole (`md`), a code span and all."""
+    return md(fix, 1000) if r.verdict is Verdict.ERROR else md_code(fix, 1000)
+
+
 def html_text(value: object, limit: int = MAX_FIELD_CHARS) -> Safe:
     """Escape text inside raw HTML (e.g. `<summary>`), where Markdown backslashes would show."""
     value = _raw(value)
@@ -177,33 +199,25 @@ def chart_label(value: object, limit: int = 24) -> Safe:
     return Safe(text if len(text) <= limit else text[: limit - 1] + "~")
 
 
-def chart_labels(values: Iterable[object], limit: int = 24) -> list[Safe]:
-    """The x-axis labels of a chart, each cut to `limit` and no two alike: ids that share
-    their first characters keep their end instead (`contrib-rtx4…-bs8`), and any two still
-    alike are numbered, so every bar can be told from the table."""
-    full = [str(chart_label(v, 200)) for v in values]
-    cut = [str(chart_label(t, limit)) for t in full]
-    seen: dict[str, int] = {}
-    for c in cut:
-        seen[c] = seen.get(c, 0) + 1
-    out: list[str] = []
-    for text, c in zip(full, cut, strict=True):
-        if seen[c] > 1 and len(text) > limit:
-            tail = (limit - 1) // 2
-            c = text[: limit - 1 - tail] + "~" + text[-tail:]
-        out.append(c)
-    counts: dict[str, int] = {}
-    for c in out:
-        counts[c] = counts.get(c, 0) + 1
-    numbered: dict[str, int] = {}
-    final: list[Safe] = []
-    for c in out:
-        if counts[c] > 1:
-            numbered[c] = numbered.get(c, 0) + 1
-            tag = f"~{numbered[c]}"
-            c = c[: limit - len(tag)] + tag
-        final.append(Safe(c))
-    return final
+def distinct_labels(values: Iterable[object], limit: int = 24) -> list[Safe]:
+    """Mermaid labels for `values`, no two alike: an id cut to the same label as another
+    keeps its start and its end instead (`mpt7b-a100-bs1-per-user-decode-tps` and
+    `...-per-user-ttft-ms` differ at the end), and labels still alike are numbered."""
+    whole = [str(chart_label(v, 200)) for v in values]
+    out = [str(chart_label(text, limit)) for text in whole]
+    for i, text in enumerate(whole):
+        if len(text) > limit and out.count(out[i]) > 1:
+            head = (limit - 1) // 2
+            out[i] = text[:head] + "~" + text[len(text) - (limit - 1 - head) :]
+    taken: set[str] = set()
+    for i, text in enumerate(out):
+        n = 1
+        while out[i] in taken:  # the second of two alike, and on: numbered
+            n += 1
+            tag = f"-{n}"
+            out[i] = text[: limit - len(tag)] + tag
+        taken.add(out[i])
+    return [Safe(t) for t in out]
 
 
 def num(value: object, places: int = 2) -> Safe:
@@ -250,16 +264,25 @@ class Options:
     # (the lists `build_context` caps; `_caps_a_list` names the same four)
 
 
-def _input_view(name: str, i: Input[Any]) -> dict[str, Any]:
+_CATALOGUE_PATH = re.compile(r"^([a-z_]+ -> )?([A-Za-z0-9_./\-]+\.json)(?=:|$)")
+
+
+def _input_view(name: str, i: Input[Any], head_sha: str | None = None) -> dict[str, Any]:
     v = i.value
     if hasattr(v, "value") and not isinstance(v, int | float | str):
         v = v.value
     shown = show_input(name, v) or (
         num(v, 4) if isinstance(v, int | float) and not isinstance(v, bool) else md(v)
     )
+    source: object = i.source
+    m = _CATALOGUE_PATH.match(i.source)
+    if m and (target := _link(m[2], head_sha)):
+        # a catalogue record's id links to its file at the head
+        rest = md(i.source[m.end() :])
+        source = Safe(f"{md(m[1] or '')}[{md(m[2])}]({target}){rest}")
     basis = i.basis.value  # said once: a source that ends "(assumed)" already says it
     said = i.source.rstrip().endswith(f"({basis})")
-    return {"name": name, "value": shown, "from": i.source, "basis": None if said else basis}
+    return {"name": name, "value": shown, "from": source, "basis": None if said else basis}
 
 
 def _check_view(c: RoofCheck) -> dict[str, Any]:
@@ -291,9 +314,13 @@ def _record_view(
 ) -> dict[str, Any]:
     binding = r.binding()
     notes = dict(r.trap_notes)
+    fix = fix_for(r)
     return {
+        "fix": fix_markdown(r, fix) if fix else None,
         "id": r.id,
         "path": r.path,
+        "link": _link(r.path, head_sha),
+        "record_chart": record_chart(r) if keep and r.verdict in _CHARTED else None,
         "verdict": r.verdict.value,
         "emoji": EMOJI[r.verdict],
         "status": r.status,
@@ -307,12 +334,68 @@ def _record_view(
         # the arithmetic is only built for the records that show it (3000 records' inputs
         # would otherwise be escaped at every rendering level)
         "checks": [_check_view(c) for c in r.checks] if keep else [],
-        "inputs": [_input_view(n, i) for n, i in r.inputs] if keep else [],
+        "inputs": [_input_view(n, i, head_sha) for n, i in r.inputs] if keep else [],
         "traps": [
             {"id": t, "why": notes.get(t), "link": _link(links.get(t), head_sha)} for t in r.traps
         ],
         "messages": [{"level": message_label(r, m), "text": reveal(m.text)} for m in r.messages],
         "lacks": list(r.lacks),
+    }
+
+
+_CHARTED = (Verdict.VIOLATION, Verdict.SUSPECT)
+RECORD_CHART_MAX_B = 256  # the per-record chart's batch axis stops here
+
+
+def record_chart(r: RecordResult) -> dict[str, Any] | None:
+    """The record against its ceilings across batch sizes, for a Mermaid xychart in its
+    details: the comment's counterpart of `roofbot plot --record` (the same `plot.sweep`).
+    Aggregate tok/s at B = 1, 2, 4, ...: the record as a bar at its batch (a bar at every B
+    when its batch is unknown), the batched memory roof (B x the batch-1 roof) and the compute
+    roof as lines; a roof far above the record is named in the caption, not drawn."""
+    from roofbot.plot import sweep
+
+    s = sweep(r)
+    if s.memory is None and s.compute is None:
+        return None
+    at = int(s.point[0]) if s.point else 1
+    top_b = 8
+    while top_b < 2 * at and top_b < RECORD_CHART_MAX_B:
+        top_b *= 2
+    batches = [2**i for i in range(int(math.log2(top_b)) + 1)]
+    level = s.point[1] if s.point else (s.line or 0.0)
+    near = [level]
+    if s.memory is not None:
+        near.append(s.memory * min(at, top_b))
+    ymax = max(near) * 1.5 or 1.0
+    step = 10 ** math.floor(math.log10(ymax))
+    ymax = math.ceil(ymax / step) * step
+    bars = [(level if (s.point is None or b == int(s.point[0])) else 0.0) for b in batches]
+    lines: list[list[Safe]] = []
+    drawn: list[str] = []
+    beyond: list[str] = []
+    if s.memory is not None:
+        lines.append([Safe(f"{min(b * s.memory, ymax):.4g}") for b in batches])
+        drawn.append(f"the batched memory roof (B x {num(s.memory)} tok/s, cut at the top)")
+    if s.compute is not None:
+        if s.compute <= ymax:
+            lines.append([Safe(f"{s.compute:.4g}") for _ in batches])
+            drawn.append(f"the compute roof ({num(s.compute)} tok/s)")
+        else:
+            beyond.append(f"the compute roof ({num(s.compute)} tok/s) is above the chart")
+    what = "at its batch" if s.point else "its batch unknown: at every B"
+    caption = f"Bar: the record, {num(level)} tok/s aggregate {what}"
+    if drawn:
+        caption += "; lines: " + ", then ".join(drawn)
+    if beyond:
+        caption += "; " + "; ".join(beyond)
+    return {
+        "title": Safe(chart_label(r.id, 60)),
+        "batches": [Safe(str(b)) for b in batches],
+        "bars": [Safe(f"{x:.4g}") for x in bars],
+        "lines": lines,
+        "ymax": Safe(f"{ymax:g}"),
+        "caption": md(caption + "."),
     }
 
 
@@ -346,12 +429,93 @@ def _chart(records: list[RecordResult]) -> dict[str, Any] | None:
     shown = points[:CHART_MAX]
     top = max(100.0, *(p for _, p in shown))
     return {
-        "labels": chart_labels(i for i, _ in shown),
+        "labels": distinct_labels(i for i, _ in shown),
         "bars": [Safe(f"{p:.1f}") for _, p in shown],
         "limit": [Safe("100") for _ in shown],
         "ymax": Safe(f"{math.ceil(top / 10) * 10}"),
         "omitted": len(points) - len(shown),
     }
+
+
+COMPARE_MAX = 20  # before/after rows on the first screen; the rest are counted
+FIX_MAX = 10  # what-to-fix entries on the first screen
+MOVED_MAX = 4  # inputs named per before/after row
+_KIND_ORDER = {"worse": 0, "new": 1, "better": 2, "same": 3}
+
+
+def _state(r: RecordResult | None) -> Safe:
+    if r is None:
+        return Safe("new")
+    b = r.binding()
+    where = f" {pct(b.percent)}" if b is not None else ""
+    return Safe(f"{EMOJI[r.verdict]} {r.verdict.value}{where}")
+
+
+def _moved_text(d: Delta, head_sha: str | None) -> Safe:
+    parts = []
+    for m in d.moved[:MOVED_MAX]:
+        text = f"{md(m.name)} {md(m.before if m.before is not None else '–')} → "
+        text += str(md(m.after if m.after is not None else "–"))
+        if m.path and (target := _link(m.path, head_sha)):
+            name = m.path.rsplit("/", 1)[-1].removesuffix(".json")
+            text += f" ([{md(name)}]({target}))"
+        parts.append(text)
+    if len(d.moved) > MOVED_MAX:
+        parts.append(f"and {len(d.moved) - MOVED_MAX} more")
+    return Safe("; ".join(parts) if parts else ("–" if d.kind != "new" else "added"))
+
+
+def _compare_view(
+    comparison: Comparison | None, head_sha: str | None, opts: Options
+) -> dict[str, Any] | None:
+    if comparison is None or not comparison.deltas:
+        return None
+    ordered = sorted(comparison.deltas, key=lambda d: (_KIND_ORDER[d.kind], d.id))
+    limit = COMPARE_MAX if opts.max_rows is None else min(COMPARE_MAX, opts.max_rows)
+    shown, hidden = _cap(ordered, limit)
+    return {
+        "counts": {k: comparison.count(k) for k in ("worse", "better", "same", "new")},
+        "rows": [
+            {
+                "id": d.id,
+                "link": _link(d.path, head_sha),
+                "kind": d.kind,
+                "before": _state(d.before),
+                "after": _state(d.after),
+                "moved": _moved_text(d, head_sha),
+            }
+            for d in shown
+        ],
+        "hidden": hidden,
+    }
+
+
+def _fixes_view(
+    records: list[RecordResult], head_sha: str | None, opts: Options
+) -> dict[str, Any] | None:
+    from roofbot.render.findings import record_fix
+
+    todo = [(r, f) for r in records if r.verdict in _FIXED and (f := record_fix(r))]
+    if not todo:
+        return None
+    limit = FIX_MAX if opts.max_rows is None else min(FIX_MAX, opts.max_rows)
+    shown, hidden = _cap(todo, limit)
+    return {
+        "rows": [
+            {
+                "id": r.id,
+                "link": _link(r.path, head_sha),
+                "emoji": EMOJI[r.verdict],
+                "verdict": r.verdict.value,
+                "fix": fix_markdown(r, f),
+            }
+            for r, f in shown
+        ],
+        "hidden": hidden,
+    }
+
+
+_FIXED = (Verdict.ERROR, Verdict.VIOLATION, Verdict.SUSPECT, Verdict.UNCHECKED)
 
 
 def _cap(items: list[Any], limit: int | None) -> tuple[list[Any], int]:
@@ -422,6 +586,8 @@ def build_context(
     opts: Options,
     omitted: list[str],
     chart_url: str | None = None,
+    comparison: Comparison | None = None,
+    review: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     current = _order(r for r in report.records if not r.deprecated)
     deprecated = _order(r for r in report.records if r.deprecated)
@@ -452,6 +618,9 @@ def build_context(
         "summary_url": summary_url,
         "chart_url": chart_url,
         "omitted": omitted,
+        "compare": _compare_view(comparison, head_sha, opts),
+        "fixes": _fixes_view(current, head_sha, opts),
+        "review": review,
     }
 
 
@@ -486,6 +655,7 @@ def environment(extra_dir: Path | None = None) -> jinja2.Environment:
     )
     filters: dict[str, Callable[..., Any]] = {
         "md": md,
+        "mdc": md_code,
         "html": html_text,
         "url": url,
         "href": href,
@@ -596,6 +766,8 @@ def _render_report(
     head_sha: str | None = None,
     template: str | Path | None = None,
     chart_url: str | None = None,
+    comparison: Comparison | None = None,
+    review: Mapping[str, Any] | None = None,
     extra: Mapping[str, Any] | None = None,
 ) -> str:
     """The comment: the full report if it fits in `max_chars`, else with less detail, saying
@@ -616,6 +788,8 @@ def _render_report(
             opts=opts,
             omitted=omitted,
             chart_url=chart_url,
+            comparison=comparison,
+            review=review,
         )
         ctx.update(extra or {})  # sections other modules add (roofbot.instrument's review)
         text = tpl.render(escaped(ctx, seen))

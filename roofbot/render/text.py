@@ -10,7 +10,7 @@ from typing import NamedTuple
 from roofbot.core.provenance import clip
 from roofbot.core.results import Calibration, Message, RecordResult, Report, RoofCheck, Verdict
 from roofbot.core.units import show_input
-from roofbot.render.findings import Finding
+from roofbot.render.findings import Finding, record_fix
 
 _COLOURS = {
     Verdict.ERROR: "\x1b[1;31m",
@@ -248,6 +248,6 @@ def explain_record(r: RecordResult, advice: str | None = None) -> str:
         out.append(f"  {message_label(r, m)}: {_clean(m.text, 300)}")
     for lack in r.lacks:
         out.append(f"  lacks: {_clean(lack, 300)}")
-    if advice:
-        out.append(f"  to fix: {_clean(advice, 400)}")
+    if fix := record_fix(r) or advice:
+        out.append(f"  to fix: {_clean(fix, 400)}")
     return "\n".join(out) + "\n"

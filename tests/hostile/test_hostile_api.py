@@ -39,10 +39,15 @@ RUN_URL = "https://github.com/octo-org/llm-roofline-records/actions/runs/4242"
 BOUND = 60.0
 Mode = Literal["git", "api", "big"]
 #: The requests of a normal run, in order (test_the_sequences_are_pinned keeps them honest).
-GIT_CALLS = ["POST statuses", "GET comments", "POST comments", "POST statuses"]
+# the review's requests come before the sticky comment's: its line comments listed, then, in
+# git mode (the diff from git holds the witness's value line), the review posted
+GIT_CALLS = [
+    "POST statuses", "GET comments", "POST reviews", "GET comments", "POST comments",
+    "POST statuses",
+]  # fmt: skip
 API_CALLS = [  # the listing pinned to the event's SHAs, modes from the tree, blobs by SHA
     "POST statuses", "GET compare", "GET trees", "GET blobs", "GET blobs", "GET blobs",
-    "GET comments", "POST comments", "POST statuses",
+    "GET comments", "POST reviews", "GET comments", "POST comments", "POST statuses",
 ]  # fmt: skip
 INJECTION = (FIXTURES / "broken" / "markdown-injection.json").read_text("utf-8")
 
