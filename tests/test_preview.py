@@ -31,8 +31,9 @@ def roofbot(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 def test_preview_renders_what_pr_posts(tmp_path: Path, gh: FakeGitHub) -> None:
     pull = make_pull(tmp_path, {MPT: violating_copy()})
     gh.add_pull(PR, head_sha=pull.head, base_sha=pull.base)
-    # no run URL: the comment links no job summary, as a preview can't
-    run = run_action(tmp_path, pull, gh, GITHUB_RUN_ID="")
+    # no run URL: the comment links no job summary, as a preview can't; and no inline review,
+    # which a preview (it asks GitHub nothing) can't know the outcome of
+    run = run_action(tmp_path, pull, gh, GITHUB_RUN_ID="", INPUT_REVIEW="off")
     posted = gh.comments_on(PR)[0].body
     status = gh.statuses[pull.head][-1]
 
