@@ -170,10 +170,16 @@ def test_another_runs_batch_does_not_displace_this_runs() -> None:
         ("FP8 (E4M3) weights and activations", "fp8"),
         ("W4A16 GPTQ checkpoint", "fp16"),
         ("FP16 weights, batch 1", "fp16"),
+        ("vllm serve --dtype float16", "fp16"),
+        ("an NVFP4 checkpoint on an RTX 5090", "fp4"),
+        ("MXFP4 weights and activations on an RTX 5090", "fp4"),
+        ("SmoothQuant INT8 W8A8", "int8"),
+        ("bf16 weights, no quantization", "bf16"),
     ],
 )
 def test_precision_stated_as_words_and_flags(text: str, want: str) -> None:
-    inp = read(text, metric="tps_aggregate")
+    part = "nvidia-rtx-5090" if "RTX 5090" in text else "nvidia-h100-sxm"  # a part with fp4 rows
+    inp = read(text, metric="tps_aggregate", part=part)
     assert inp.compute_precision is not None
     assert inp.compute_precision.value == want and not inp.compute_precision.assumed
 
@@ -204,6 +210,9 @@ def test_a_precision_denied_or_of_something_else_is_not_stated(text: str) -> Non
         "MTP enabled, 2 layers",
         "multi-token prediction on",
         "spec decoding with a 1B drafter",
+        "EAGLE2 draft heads",
+        "Medusa-2 on two heads",
+        "lookahead decoding, window 7",
     ],
 )
 def test_speculative_decoding_by_any_name(text: str) -> None:
@@ -234,6 +243,9 @@ def test_speculative_decoding_denied(text: str) -> None:
         ("2 GPUs, -sm layer", "pipeline"),
         ("2 GPUs, layer split", "pipeline"),
         ("2 GPUs, pipeline parallel", "pipeline"),
+        ("2 GPUs, llama-server -tp 2", "tensor"),
+        ("2 GPUs, PP2", "pipeline"),
+        ("2 GPUs, --split-mode layer", "pipeline"),
     ],
 )
 def test_the_split(text: str, want: str) -> None:
@@ -253,6 +265,11 @@ def test_pp512_is_a_prompt_test_not_pipeline_parallelism() -> None:
         "bandwidth of 1792 GB/s",
         "RTX 5090 (1.792 TB/s GDDR7)",
         "a workstation card, 32 GB GDDR7, 1792 GB/s",
+        "GDDR7 at 1.792 TB/s",
+        "VRAM at 1792 GB/s",
+        "bandwidth: 1792 GB/s",
+        "1.792 TB/s memory bandwidth",
+        "memory of 1792 GB/s",
     ],
 )
 def test_a_device_bandwidth_resolves_a_record_with_no_part(text: str) -> None:
@@ -266,6 +283,13 @@ def test_a_device_bandwidth_resolves_a_record_with_no_part(text: str) -> None:
         ("tok/s per user", "per-sequence"),
         ("output tokens/s (aggregate)", "aggregate"),
         ("tokens/s, per-request or aggregate are NOT stated", "per-sequence"),
+        ("generated tokens/s per user", "per-sequence"),
+        ("per-request decode throughput", "per-sequence"),
+        ("tok/s, single stream", "per-sequence"),
+        ("tokens/s summed over 64 sequences", "aggregate"),
+        ("tok/s (total token throughput)", "aggregate"),
+        ("output tokens/s across all in-flight requests", "aggregate"),
+        ("aggregate output tokens/s", "aggregate"),
     ],
 )
 def test_per_user_or_aggregate(unit: str, want: str) -> None:

@@ -234,7 +234,7 @@ BANDWIDTH_RULE: Rule[float] = Rule(
         r"(?:gddr\w*|hbm\w*|lpddr\w*|unified memory|memory|vram)\s+(?:at|of|with)\s+"
         r"(\d+(?:\.\d+)?)\s?([gt]b/s)"
         r"|(?=\d)(?<![\w.])(\d+(?:\.\d+)?)\s?([gt]b/s)\s+(?:memory\s+)?bandwidth\b"
-        r"|bandwidth\s+(?:of|is|=|:)\s*(\d+(?:\.\d+)?)\s?([gt]b/s)"
+        r"|bandwidth(?:\s+(?:of|is)|\s*[=:])\s*(\d+(?:\.\d+)?)\s?([gt]b/s)"
         r"|\((\d+(?:\.\d+)?)\s?([gt]b/s)\s+(?:hbm\w*|gddr\w*|lpddr\w*)\)"
         r"|(?:unified|lpddr\w*|gddr\w*|hbm\w*)(?: memory)?,\s*(\d+(?:\.\d+)?)\s?([gt]b/s)"
     ),
