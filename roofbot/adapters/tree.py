@@ -30,23 +30,7 @@ class Tree(Protocol):
 
 
 def safe_relpath(path: str) -> str:
-    """Normalise a repository-relative path; refuse absolute paths, `..` and NUL bytes.
-    (String work, not pathlib: this runs once a record on the sweep's hot path.)"""
-    if (  # already normal (a listing's paths are): relative, no `.`, `..` or empty segment,
-        # no backslash, no NUL: nothing to split and join
-        path
-        and path[0] not in "/."
-        and path[-1] not in "/."
-        and "/." not in path
-        and "//" not in path
-        and "\\" not in path
-        and "\x00" not in path
-    ):
-        return path
-    return _normalised(path)
-
-
-def _normalised(path: str) -> str:
+    """Normalise a repository-relative path; refuse absolute paths, `..` and NUL bytes."""
     s = path.replace("\\", "/")
     parts = [p for p in s.split("/") if p and p != "."]
     if s.startswith("/") or ".." in parts or not parts:
@@ -136,12 +120,10 @@ class FolderTree:
         """A regular file is there: a link is not (as in GitTree, and as `read` refuses it)."""
         return self.regular(path) is not None
 
-    def regular(self, path: str, normalised: bool = False) -> os.stat_result | None:
-        """A regular file's lstat, None for anything else (missing, a link, a folder).
-        `normalised`: `path` already came out of safe_relpath."""
+    def regular(self, path: str) -> os.stat_result | None:
+        """A regular file's lstat, None for anything else (missing, a link, a folder)."""
         try:
-            rel = path if normalised else safe_relpath(path)
-            st = os.lstat(f"{self._root}/{rel}")
+            st = os.lstat(f"{self._root}/{safe_relpath(path)}")
         except (OSError, TreeError):
             return None
         return st if stat.S_ISREG(st.st_mode) else None
