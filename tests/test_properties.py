@@ -4,7 +4,6 @@ GiB/GB round trips, and extraction never raises on arbitrary text."""
 from __future__ import annotations
 
 import contextlib
-import fnmatch
 from typing import Any
 
 from hypothesis import given, settings
@@ -138,17 +137,6 @@ def test_every_short_path_is_refused_or_comes_out_inside() -> None:
 @given(st.text(alphabet=st.sampled_from("ab./\\\x00 é"), max_size=30) | st.text(max_size=30))
 def test_any_path_is_refused_or_comes_out_inside(path: str) -> None:
     _refused_or_inside(path)
-
-
-@settings(max_examples=500)
-@given(
-    st.text(alphabet=st.sampled_from("ab.*?[]!-\\é\n"), max_size=12),
-    st.text(alphabet=st.sampled_from("ab.[]!-\\é\n"), max_size=12) | st.text(max_size=12),
-)
-def test_a_listing_matches_names_as_fnmatchcase_does(pattern: str, name: str) -> None:
-    from roofbot.adapters.tree import _name_matcher
-
-    assert bool(_name_matcher(pattern)(name)) == fnmatch.fnmatchcase(name, pattern)
 
 
 ID_WORDS = st.text(alphabet="ab9-. \n(),:", max_size=60)

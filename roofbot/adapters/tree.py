@@ -4,11 +4,8 @@
 from __future__ import annotations
 
 import fnmatch
-import functools
 import os
-import re
 import stat
-from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import Protocol
 
@@ -55,13 +52,6 @@ def path_matches(path: str, pattern: str) -> bool:
     )
 
 
-@functools.lru_cache(maxsize=64)
-def _name_matcher(pattern: str) -> Callable[[str], object]:
-    """`fnmatch.fnmatchcase(name, pattern)` as one compiled match, for a listing's every name
-    (fnmatchcase looks the pattern up again for each)."""
-    return re.compile(fnmatch.translate(pattern)).match
-
-
 def read_or_none(tree: Tree, path: str, limit: int) -> bytes | None:
     """A file's bytes where a report only wants them for line numbers: None where they can't
     be read, for any reason (no such file, a link, too big, an I/O or git failure); the
@@ -103,9 +93,9 @@ class FolderTree:
                 names = [e.name for e in it if e.is_file(follow_symlinks=False) or e.is_symlink()]
         except OSError:
             return []
-        match = _name_matcher(PurePosixPath(pattern).name)
+        name = PurePosixPath(pattern).name
         prefix = "" if folder.as_posix() == "." else folder.as_posix() + "/"
-        return sorted([prefix + n for n in names if match(n)])
+        return sorted([prefix + n for n in names if fnmatch.fnmatchcase(n, name)])
 
     def _walk_glob(self, pattern: str) -> list[str]:
         out = []
