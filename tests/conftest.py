@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -17,11 +16,6 @@ FIXTURES = ROOT / "fixtures"
 REAL = Path(os.environ.get("ROOFBOT_RECORDS_REPO") or ROOT.parent / "shared" / "records-repo")
 """The users' real corpus: any copy of a records repository, named by ROOFBOT_RECORDS_REPO;
 without it, ../shared/records-repo beside this checkout. Absent, its tests skip."""
-
-# The CLI's result cache is on by default: the tests (and the CLIs they start) keep theirs in
-# one folder of their own, never in the user's ~/.cache, and run warm after the first use of
-# a repository, so every golden file is also proof that a cached result is the same result.
-os.environ["ROOFBOT_CACHE_DIR"] = tempfile.mkdtemp(prefix="roofbot-test-cache-")
 
 
 @pytest.fixture(scope="session")

@@ -46,7 +46,7 @@ def gh() -> Iterator[FakeGitHub]:
 
 
 def test_a_sweep_reports_an_invalid_catalogue_file_as_an_error(repo: Path) -> None:
-    for fmt in ("json", "markdown", "text"):  # streamed and in-memory reports alike
+    for fmt in ("json", "markdown", "text"):
         out = roofbot("check", "--repo", str(repo), "--format", fmt)
         assert out.returncode == 1, (fmt, out.stderr)
         if fmt == "json":

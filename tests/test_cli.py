@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import FIXTURES, REAL
+from tests.conftest import FIXTURES
 
 
 def roofbot(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -68,81 +68,19 @@ def test_text_output_is_verdict_first_and_uncoloured_off_a_terminal() -> None:
     assert "calibration: ok (6/6 within 0.1 pp)" in out.stdout
 
 
-def test_streamed_json_is_the_report_byte_for_byte(fixtures_repo) -> None:  # type: ignore[no-untyped-def]
-    """`check --format json` streams (one record in memory at a time); it must print exactly
-    what the in-memory report serialises to."""
+def test_check_prints_the_json_report_byte_for_byte(fixtures_repo) -> None:  # type: ignore[no-untyped-def]
+    """`check --format json` prints exactly what the report serialises to."""
     from roofbot.engine import run_check
     from roofbot.links import gotcha_paths
     from roofbot.render import json_report
 
     report = run_check(fixtures_repo)
     links = gotcha_paths(fixtures_repo.config, fixtures_repo.catalogue())
-    streamed = roofbot("check", "--repo", str(FIXTURES), "--format", "json").stdout
-    assert streamed == json_report.dumps(report, links)
-    two = roofbot("check", "--repo", str(FIXTURES), "--format", "json", "--jobs", "2").stdout
-    assert two == streamed
+    printed = roofbot("check", "--repo", str(FIXTURES), "--format", "json").stdout
+    assert printed == json_report.dumps(report, links)
 
 
-def test_the_actions_json_artifact_is_the_report_byte_for_byte(
-    fixtures_repo, tmp_path: Path
-) -> None:  # type: ignore[no-untyped-def]
-    """`report_text`, which writes the action's roofbot-report.json, is `dumps`: on the
-    fixtures, the users' corpus and the fixtures with the hostile files added (a run that
-    fails), each as checked and with a broken calibration; and on a report with no record."""
-    import dataclasses
-
-    from roofbot.adapters.repo import Repository
-    from roofbot.core.results import Calibration, CalibrationEntry, Report
-    from roofbot.engine import run_check
-    from roofbot.links import gotcha_paths
-    from roofbot.render import json_report
-
-    hostile = tmp_path / "repo"
-    shutil.copytree(FIXTURES, hostile)
-    for bad in (FIXTURES / "broken").glob("*.json"):
-        shutil.copy(bad, hostile / "data/benchmarks" / bad.name)
-    broken = Calibration(True, 0.1, (CalibrationEntry("x", "memory-roof", 50.0, 60.0, False),))
-    oks = []
-    real = [Repository.open(REAL)] if REAL.is_dir() else []  # the users' corpus, where present
-    for repo in (fixtures_repo, Repository.open(hostile), *real):
-        links = gotcha_paths(repo.config, repo.catalogue())
-        report = run_check(repo)
-        oks.append(report.ok)
-        for r in (report, dataclasses.replace(report, calibration=broken), Report((), broken)):
-            assert json_report.report_text(r, links) == json_report.dumps(r, links)
-    assert oks[0] and not oks[1]
-
-
-def test_the_spool_reaches_text_and_byte_outputs_alike(fixtures_repo) -> None:  # type: ignore[no-untyped-def]
-    """The record JSON is spooled as UTF-8 bytes: copied as bytes onto a UTF-8 stream's
-    buffer, decoded for any other text output (a StringIO); a character split across two
-    chunks is decoded whole."""
-    import io
-
-    from roofbot.cli import _stream_json
-    from roofbot.engine import run_check
-    from roofbot.links import gotcha_paths
-    from roofbot.render import json_report
-
-    expected = json_report.dumps(
-        run_check(fixtures_repo), gotcha_paths(fixtures_repo.config, fixtures_repo.catalogue())
-    )
-    assert not expected.isascii()  # the fixtures' report carries µ, ≈, — and the like
-    as_text = io.StringIO()
-    _stream_json(fixtures_repo, None, True, 1, None, None, None, as_text)
-    raw = io.BytesIO()
-    as_bytes = io.TextIOWrapper(raw, encoding="utf-8", newline="")
-    _stream_json(fixtures_repo, None, True, 1, None, None, None, as_bytes)
-    as_bytes.flush()
-    assert as_text.getvalue() == raw.getvalue().decode("utf-8") == expected
-
-    word = "µs ≈ 😀 é".encode()
-    split = io.StringIO()
-    json_report._copy_utf8(io.BytesIO(word), split, chunk=1)
-    assert split.getvalue() == word.decode()
-
-
-def test_streamed_json_of_nothing_is_valid() -> None:
+def test_the_json_report_of_nothing_is_valid() -> None:
     """A change set with no record in it (pre-commit passing a README) checks nothing."""
     out = roofbot("check", "--changed", "README.md", "--format", "json", cwd=FIXTURES)
     data = json.loads(out.stdout)

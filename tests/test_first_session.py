@@ -80,7 +80,6 @@ def run_page(tmp_path: Path, *, install: bool) -> None:
     env = {
         "PATH": f"{bin_dir}{os.pathsep}/usr/local/bin:/usr/bin:/bin",
         "HOME": str(tmp_path),
-        "ROOFBOT_CACHE_DIR": str(tmp_path / "cache"),
         "TMPDIR": str(tmp_path),
         "LC_ALL": "C.UTF-8",
         "PIP_DISABLE_PIP_VERSION_CHECK": "1",

@@ -20,7 +20,7 @@ from roofbot.core.results import (
     Verdict,
 )
 from roofbot.render.findings import findings, record_fix
-from roofbot.render.json_report import dumps, report_text
+from roofbot.render.json_report import dumps
 from roofbot.render.text import explain_record
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -153,7 +153,6 @@ def test_one_text_in_the_findings_the_json_report_and_explain() -> None:
     found = findings(report, lambda _p: b'{\n  "value": 150\n}\n')
     assert found[0].advice == fix and found[0].line == 2
     assert json.loads(dumps(report))["records"][0]["fix"] == fix
-    assert report_text(report) == dumps(report)  # the fast writer writes the new key too
     assert f"  to fix: {fix}" in explain_record(r)
 
 

@@ -168,50 +168,6 @@ def test_a_prs_records_calibration_and_siblings_are_looked_up_in_two_git_calls(
     assert by_id["mpt7b-a100-bs1-per-user-decode-tps"].checked
 
 
-def _git_processes_in(folder: Path) -> list[str]:
-    """The running `git` processes whose working folder is `folder` (from /proc)."""
-    found = []
-    for proc in Path("/proc").iterdir():
-        try:
-            if proc.name.isdigit() and Path(os.readlink(proc / "cwd")) == folder:
-                found.append((proc / "cmdline").read_bytes().replace(b"\0", b" ").decode())
-        except OSError:
-            continue
-    return [c for c in found if c.startswith("git ")]
-
-
-@pytest.mark.skipif(not Path("/proc/self/cwd").exists(), reason="needs /proc")
-def test_a_git_commits_records_are_checked_on_forked_workers(tmp_path: Path) -> None:
-    """A PR's many records (a catalogue change's dependents, `/roofcheck all`) are checked on
-    `--jobs` workers too: each reads the commit through its own `git cat-file`, never the
-    parent's pipe, and closes it when it ends. The report is the one-process report."""
-    from roofbot.engine import CacheStats
-
-    repo = tmp_path / "repo"
-    shutil.copytree(FIXTURES, repo, ignore=shutil.ignore_patterns("broken"))
-    source = json.loads((repo / B / "mpt7b-a100-bs1-per-user-decode-tps.json").read_text())
-    for i in range(150):
-        rid = f"copy-{i:03d}-mpt7b-a100-bs1"
-        record = {**source, "id": rid, "value": 20.0 + i}
-        (repo / B / f"{rid}.json").write_text(json.dumps(record, indent=2))
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "many")
-    head = git(repo, "rev-parse", "HEAD")
-    disk = Repository.open(repo)
-    with GitTree(repo, head) as tree:
-        repository = Repository(tree, disk.config, disk.schemas)
-        paths = repository.record_paths()
-        tree.read(paths[0], 1 << 20)  # the parent's `git cat-file` runs before the fork
-        one = run_check(repository, paths)
-        stats = CacheStats()
-        two = run_check(repository, paths, jobs=2, stats=stats)
-        assert stats.workers == 2
-        assert tree.read(paths[-1], 1 << 20)  # the parent's pipe still answers
-    assert one == two and len(one.records) == 182
-    assert _git_processes_in(repo) == []
-
-
 def test_dependents_of_a_changed_accelerator(pull: tuple[Path, str, str]) -> None:
     repo, _base, head = pull
     with GitTree(repo, head) as tree:

@@ -98,18 +98,3 @@ def test_a_zero_that_means_not_published_is_not_a_measurement(real_report) -> No
     assert groq.verdict is Verdict.SKIPPED and "no figure" in groq.messages[0].text
     idle = next(x for x in real_report.records if x.id.endswith("idle-node-draw"))
     assert idle.verdict is Verdict.PASS  # a measured zero (an idle node) is still checked
-
-
-def test_jobs_2_gives_the_same_json(real_repo) -> None:  # type: ignore[no-untyped-def]
-    import subprocess
-    import sys
-
-    def run(*extra: str) -> str:
-        return subprocess.run(
-            [sys.executable, "-m", "roofbot", "check", "--repo", str(real_repo.tree.root),
-             "--format", "json", *extra],
-            capture_output=True, text=True, timeout=300, check=False,
-        ).stdout  # fmt: skip
-
-    one = run()
-    assert one and run("--jobs", "2") == one  # 150 records: the parallel path runs

@@ -105,7 +105,7 @@ def test_a_sibling_is_resolved_once_a_run_and_still_looked_up_by_each_check(
 ) -> None:
     """`read` keeps what the traps read of a sibling: the next check that names it takes
     that (shown by changing it in between) where it resolved the sibling again; `lookup` is
-    still asked each time, since the result cache notes what each check looked up."""
+    still asked each time."""
     sid = "mpt-like-b64-aggregate-run"
     per = record(id="p", metric="tok_s_per_user", value=12.5,
                  methodology=f"1x A100, batch size 64, FP16; the aggregate is record {sid}")  # fmt: skip

@@ -346,15 +346,6 @@ class GitTree:
             )
         return self._batch
 
-    def forked(self) -> None:
-        """In a process forked from the one that opened this tree (a `--jobs` worker): the
-        parent's `git cat-file` is left to it, since their pipes are shared; this process
-        starts its own when it reads, and closes it when it ends."""
-        from multiprocessing import util
-
-        self._batch = None
-        util.Finalize(self, self.close, exitpriority=10)
-
     def close(self) -> None:
         if self._batch is not None:
             if self._batch.stdin:

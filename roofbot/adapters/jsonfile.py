@@ -1,22 +1,13 @@
-"""Reading one record file from a stranger's pull request: bounded, strict JSON, and every
-failure a sentence a contributor can act on. Never raises for bad input.
-
-Two readers, one reading. The standard library's, with hooks for every rule (no NaN, no
-duplicate keys, no absurd numbers), is the reference and words every refusal. orjson parses
-3x faster than the standard library; its result is kept only where the file itself shows
-the reference would read the same (`_orjson_reads_as_written`), and any other file goes to
-the reference. With that proof the reader is 1.3-1.5x faster (bench/bench_libraries.py). A
-property test holds the two together."""
+"""Reading one record file from a stranger's pull request: bounded, strict JSON (the
+standard library's reader, with a hook for every rule), and every failure a sentence a
+contributor can act on. Never raises for bad input."""
 
 from __future__ import annotations
 
 import json
 import math
-import re
 from dataclasses import dataclass
 from typing import Any
-
-import orjson
 
 MAX_BYTES = 2 * 1024 * 1024
 """The largest record file read. The real records are under 20 KB."""
@@ -59,60 +50,9 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def parse_record_bytes(raw: bytes) -> Parsed:
-    """Strict JSON for records: UTF-8 without BOM, no NaN/Infinity, no duplicate keys, no
-    absurd numbers, an object at the top. Raises RecordFileError with the reason."""
-    if len(raw) <= MAX_BYTES:
-        try:
-            data = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            pass  # the reference words the refusal
-        else:
-            if type(data) is dict and _orjson_reads_as_written(data, raw):
-                return Parsed(data, raw.decode("utf-8"))
-    return parse_record_bytes_stdlib(raw)
-
-
-_ORJSON_INTS = 2.0**63
-"""orjson reads an integer past 64 bits as a float; the reference keeps it an int (up to 30
-digits) or refuses it. A float this large is left to the reference."""
-
-_SHALLOW = 500
-"""Fewer containers than this can't nest as deep as the reference's recursion limit, which
-orjson doesn't share (it stops at 1,024 levels)."""
-
-_SPACED_KEY_END = re.compile(rb'"[ \t\n\r]+:')
-_KEY_END = re.compile(rb'"[ \t\n\r]*:')
-
-
-def _orjson_reads_as_written(data: dict[str, Any], raw: bytes) -> bool:
-    """True when orjson's reading of `raw` is provably the reference's: no key repeats in an
-    object (orjson keeps the last), no float that may have been a long integer, no nesting
-    the reference can't follow. (A lone surrogate orjson refuses itself.) Every key ends
-    with a quote, optional space and a colon, so the text has at least as many of those as
-    the objects hold keys; when it has exactly as many, no key was written twice. Any doubt
-    returns False, and the reference reads the file."""
-    keys = 0
-    todo: list[Any] = [data]
-    for node in todo:  # the list grows as the loop walks it: breadth first, no recursion
-        if type(node) is dict:
-            keys += len(node)
-            node = node.values()
-        for v in node:
-            t = type(v)
-            if t is dict or t is list:
-                todo.append(v)
-            elif t is float and not -_ORJSON_INTS < v < _ORJSON_INTS:
-                return False
-    if len(todo) >= _SHALLOW:
-        return False
-    if _SPACED_KEY_END.search(raw) is None:  # the common layout: `"key": value`
-        return raw.count(b'":') == keys
-    return len(_KEY_END.findall(raw)) == keys
-
-
-def parse_record_bytes_stdlib(raw: bytes) -> Parsed:
-    """The reference reader (the standard library, a hook for every rule): what
-    `parse_record_bytes` returns for every file, and the wording of every refusal."""
+    """Strict JSON for records, by the standard library with a hook for every rule: UTF-8
+    without BOM, no NaN/Infinity, no duplicate keys, no absurd numbers, no lone surrogate,
+    an object at the top. Raises RecordFileError with the reason."""
     if len(raw) > MAX_BYTES:
         raise RecordFileError(
             f"the file is {len(raw) / 1e6:.1f} MB, over the {MAX_BYTES // (1024 * 1024)} MiB "

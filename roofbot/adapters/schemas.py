@@ -1,16 +1,9 @@
-"""The repository's own JSON Schemas (`schemas/<type>.schema.json`).
-
-A compiled validator (jsonschema-rs, in Rust) answers the common, valid case: 4.5-7x less a
-record than fastjsonschema and 75-110x less than jsonschema, and it compiles a schema in
-half a millisecond where fastjsonschema took 10 (bench/bench_libraries.py).
-jsonschema stays the authority: it is imported only when the compiled validator refuses a
-record, to decide and word the error, or when a schema can't be compiled. A test holds the
-compiled validator to never pass what jsonschema refuses."""
+"""The repository's own JSON Schemas (`schemas/<type>.schema.json`), validated by
+jsonschema, which also words the error a record is refused with."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -40,25 +33,6 @@ class Schemas:
         return data if isinstance(data, dict) else None
 
     @lru_cache(maxsize=32)  # noqa: B019 - one Schemas per run
-    def fast(self, record_type: str) -> Callable[[Any], bool] | None:
-        """The compiled validator's `is_valid`, or None where the schema can't be compiled."""
-        schema = self.schema(record_type)
-        if schema is None:
-            return None
-        try:
-            import jsonschema_rs
-
-            # Formats as jsonschema checks them by default (not at all), and no schema
-            # fetched over the network: a `$ref` outside the file is jsonschema's to refuse.
-            compiled = jsonschema_rs.validator_for(
-                schema, validate_formats=False, retriever=_no_retrieval
-            )
-        except Exception:  # an uncompilable schema falls back to jsonschema
-            return None
-        is_valid: Callable[[Any], bool] = compiled.is_valid
-        return is_valid
-
-    @lru_cache(maxsize=32)  # noqa: B019 - one Schemas per run
     def validator(self, record_type: str) -> Validator | None:
         schema = self.schema(record_type)
         if schema is None:
@@ -75,13 +49,6 @@ class Schemas:
         rtype = record.get("type")
         if not isinstance(rtype, str):
             return "no `type` field, so no schema applies" if self.present else None
-        fast = self.fast(rtype)
-        if fast is not None:
-            try:
-                if fast(record):
-                    return None
-            except Exception:  # it raised (no record is known to make it): jsonschema decides
-                pass
         v = self.validator(rtype)
         if v is None or v.is_valid(record):
             return None
@@ -104,7 +71,3 @@ def _json_words(message: str, instance: Any) -> str:
         if message.startswith(shown + " "):
             return json.dumps(instance) + message[len(shown) :]
     return message
-
-
-def _no_retrieval(uri: str) -> Any:
-    raise ValueError(f"roofbot does not fetch schemas: {uri}")

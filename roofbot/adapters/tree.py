@@ -4,11 +4,8 @@
 from __future__ import annotations
 
 import fnmatch
-import functools
 import os
-import re
 import stat
-from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import Protocol
 
@@ -30,23 +27,7 @@ class Tree(Protocol):
 
 
 def safe_relpath(path: str) -> str:
-    """Normalise a repository-relative path; refuse absolute paths, `..` and NUL bytes.
-    (String work, not pathlib: this runs once a record on the sweep's hot path.)"""
-    if (  # already normal (a listing's paths are): relative, no `.`, `..` or empty segment,
-        # no backslash, no NUL: nothing to split and join
-        path
-        and path[0] not in "/."
-        and path[-1] not in "/."
-        and "/." not in path
-        and "//" not in path
-        and "\\" not in path
-        and "\x00" not in path
-    ):
-        return path
-    return _normalised(path)
-
-
-def _normalised(path: str) -> str:
+    """Normalise a repository-relative path; refuse absolute paths, `..` and NUL bytes."""
     s = path.replace("\\", "/")
     parts = [p for p in s.split("/") if p and p != "."]
     if s.startswith("/") or ".." in parts or not parts:
@@ -69,13 +50,6 @@ def path_matches(path: str, pattern: str) -> bool:
     return len(parts) == len(pats) and all(
         fnmatch.fnmatchcase(a, b) for a, b in zip(parts, pats, strict=True)
     )
-
-
-@functools.lru_cache(maxsize=64)
-def _name_matcher(pattern: str) -> Callable[[str], object]:
-    """`fnmatch.fnmatchcase(name, pattern)` as one compiled match, for a listing's every name
-    (fnmatchcase looks the pattern up again for each)."""
-    return re.compile(fnmatch.translate(pattern)).match
 
 
 def read_or_none(tree: Tree, path: str, limit: int) -> bytes | None:
@@ -119,9 +93,9 @@ class FolderTree:
                 names = [e.name for e in it if e.is_file(follow_symlinks=False) or e.is_symlink()]
         except OSError:
             return []
-        match = _name_matcher(PurePosixPath(pattern).name)
+        name = PurePosixPath(pattern).name
         prefix = "" if folder.as_posix() == "." else folder.as_posix() + "/"
-        return sorted([prefix + n for n in names if match(n)])
+        return sorted([prefix + n for n in names if fnmatch.fnmatchcase(n, name)])
 
     def _walk_glob(self, pattern: str) -> list[str]:
         out = []
@@ -136,12 +110,10 @@ class FolderTree:
         """A regular file is there: a link is not (as in GitTree, and as `read` refuses it)."""
         return self.regular(path) is not None
 
-    def regular(self, path: str, normalised: bool = False) -> os.stat_result | None:
-        """A regular file's lstat, None for anything else (missing, a link, a folder).
-        `normalised`: `path` already came out of safe_relpath."""
+    def regular(self, path: str) -> os.stat_result | None:
+        """A regular file's lstat, None for anything else (missing, a link, a folder)."""
         try:
-            rel = path if normalised else safe_relpath(path)
-            st = os.lstat(f"{self._root}/{rel}")
+            st = os.lstat(f"{self._root}/{safe_relpath(path)}")
         except (OSError, TreeError):
             return None
         return st if stat.S_ISREG(st.st_mode) else None

@@ -18,15 +18,9 @@ class Verdict(Enum):
     PASS = "pass"
     SKIPPED = "skipped"
 
-    # Enum hashes a member through a Python method (the hash of its name); members are
-    # compared by identity, so the identity hash agrees, in C. A sweep keys a dict and a
-    # set by verdict three times a record.
-    __hash__ = object.__hash__
-
     @property
     def rank(self) -> int:
-        """Severity order, worst first (for sorting reports). Looked up in a table: building
-        `list(Verdict)` for each record was 9% of a warm 10k sweep's profile."""
+        """Severity order, worst first (for sorting reports)."""
         return _RANKS[self]
 
 
@@ -134,7 +128,7 @@ class Calibration:
 
 
 class Verdicted(Protocol):
-    """Anything with a verdict and a status: a result, or a cached record's rendered form."""
+    """Anything with a verdict and a status (a record's result)."""
 
     @property
     def verdict(self) -> Verdict: ...

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from functools import partial
+from collections.abc import Mapping, Sequence
 from operator import attrgetter
 from typing import NamedTuple
 
@@ -73,7 +72,7 @@ def record_lines(
 class TextEntry(NamedTuple):
     """One record as the text report lists it: how it sorts and counts, and its lines
     (uncoloured: colour goes on as the report is put together). `rank` is the verdict's,
-    kept beside it so that the report sorts by fields, with no Python call a record."""
+    for sorting."""
 
     verdict: Verdict
     deprecated: bool
@@ -83,29 +82,11 @@ class TextEntry(NamedTuple):
     rank: int
 
 
-_text_entry: Callable[[tuple[Verdict, bool, str, bool, str, int]], TextEntry] = partial(
-    tuple.__new__, TextEntry
-)
-"""A TextEntry from a tuple of its fields, in C (a warm sweep builds one a record)."""
-
-
 def text_entry(
     r: RecordResult, fails: bool, verbose: bool = False, found: Sequence[Finding] = ()
 ) -> TextEntry:
     lines = "\n".join(record_lines(r, verbose, found))
     return TextEntry(r.verdict, r.deprecated, r.id, fails, lines, r.verdict.rank)
-
-
-def kept_lines(r: RecordResult, found: Sequence[Finding]) -> str:
-    """A record's lines as the result cache keeps them (the default, not verbose)."""
-    return "\n".join(record_lines(r, False, found))
-
-
-def kept_entry(
-    rid: str, verdict: Verdict, deprecated: bool, fails: bool, printed: bytes
-) -> TextEntry:
-    """The entry of a record the cache kept the lines of (read back by render/kept.py)."""
-    return _text_entry((verdict, deprecated, rid, fails, printed.decode("utf-8"), verdict.rank))
 
 
 class TextSummary(NamedTuple):
