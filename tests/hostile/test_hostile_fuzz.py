@@ -21,12 +21,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from hostile_cases import FIXTURES, PAYLOAD, dump, record
 from invariants import check_markdown
 
-from roofbot.action import OverlayTree, annotations_for
+from roofbot.action.command import parse_command
+from roofbot.action.evaluate import annotations_for
+from roofbot.action.gather import OverlayTree
 from roofbot.adapters.repo import CONFIG_NAME, Repository, load_config_text
 from roofbot.adapters.schemas import Schemas
 from roofbot.adapters.tree import FolderTree
 from roofbot.changes import Changes, FileChange
-from roofbot.command import parse_command
 from roofbot.core.config import Config, ConfigError
 from roofbot.core.results import Verdict
 from roofbot.engine import run_check

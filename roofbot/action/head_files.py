@@ -14,6 +14,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from roofbot.adapters.github_api import GitHubError
+
 LINK = "120000"
 SUBMODULE = "160000"
 
@@ -58,7 +60,6 @@ class HeadTree:
 
 def read_head(client: Any, head_sha: str, paths: Iterable[str], limit: int) -> HeadFiles:
     """Read `paths` at `head_sha`: modes from the tree, bytes from blobs by SHA."""
-    from roofbot.adapters.github_api import GitHubError
 
     out = HeadFiles()
     wanted = list(paths)
