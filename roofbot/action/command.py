@@ -24,7 +24,9 @@ from roofbot.action.event import COMMENT_EVENT, PullEvent, UsageError, read_payl
 from roofbot.action.pull import check_pull, make_client
 from roofbot.action.settings import settings_for
 from roofbot.adapters import actions as A
-from roofbot.adapters.github_api import GitHubError
+from roofbot.adapters.github import GitHubError
+from roofbot.adapters.github.models import ReactionContent
+from roofbot.adapters.github.protocol import GitHub
 
 COMMAND = "/roofcheck"
 REPLY_MARKER = "<!-- roofbot:reply -->"  # not the sticky marker: a reply is never the report
@@ -257,9 +259,8 @@ def run_comment(env: Mapping[str, str], *, dry_run: bool = False, out: TextIO = 
 
 
 def _answer(
-    env: Mapping[str, str], client: Any, event: CommentEvent, command: Command, out: TextIO
+    env: Mapping[str, str], client: GitHub, event: CommentEvent, command: Command, out: TextIO
 ) -> int:
-
     number = event.issue_number
     fixed = reply_for(command)
     if fixed is not None:
@@ -323,16 +324,14 @@ def _answer(
     return checked.code
 
 
-def _react(client: Any, comment_id: int, content: str, out: TextIO) -> None:
-
+def _react(client: GitHub, comment_id: int, content: ReactionContent, out: TextIO) -> None:
     try:
         client.react(comment_id, content)
     except GitHubError as e:
         A.log(out, f"could not react {content} to comment {comment_id}: {e}")
 
 
-def _reply(client: Any, number: int, body: str, out: TextIO) -> None:
-
+def _reply(client: GitHub, number: int, body: str, out: TextIO) -> None:
     try:
         client.reply(number, body)
     except GitHubError as e:

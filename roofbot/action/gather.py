@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, TextIO
+from typing import Literal, TextIO
 
 from roofbot.action.head_files import read_head
 from roofbot.action.settings import MAX_API_FILES, Settings
@@ -17,7 +17,8 @@ from roofbot.adapters.git import (
     changed_files,
     matches_any,
 )
-from roofbot.adapters.github_api import MAX_COMPARE_FILES
+from roofbot.adapters.github import MAX_COMPARE_FILES
+from roofbot.adapters.github.protocol import GitHub
 from roofbot.adapters.jsonfile import MAX_BYTES
 from roofbot.adapters.repo import MAX_CONFIG_BYTES
 from roofbot.adapters.tree import FolderTree, Tree, TreeError
@@ -117,7 +118,7 @@ def gather_git(s: Settings) -> Inputs:
     )
 
 
-def gather_api(s: Settings, client: Any, base_cfg: Config, out: TextIO) -> Inputs:
+def gather_api(s: Settings, client: GitHub, base_cfg: Config, out: TextIO) -> Inputs:
     """The change read through the API, pinned to the event's SHAs (roofbot.action.head_files): the
     comparison base...head, modes from the head's git tree, blobs by SHA."""
 
@@ -133,9 +134,9 @@ def gather_api(s: Settings, client: Any, base_cfg: Config, out: TextIO) -> Input
     status_map = {"removed": "deleted", "renamed": "renamed", "added": "added", "copied": "copied"}
     listed, full = client.compare_files(s.event.base_sha, s.event.head_sha)
     patches = {f.filename: f.patch for f in listed}
-    for f in listed:
-        status = status_map.get(f.status, "modified")
-        files.append(FileChange(status, f.filename, f.previous_filename))  # type: ignore[arg-type]
+    for pf in listed:
+        status = status_map.get(pf.status, "modified")
+        files.append(FileChange(status, pf.filename, pf.previous_filename))  # type: ignore[arg-type]
     if full:
         notes.append(
             f"GitHub lists at most {MAX_COMPARE_FILES} changed files of a comparison: files past "

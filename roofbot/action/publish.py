@@ -27,13 +27,15 @@ from roofbot.adapters import actions as A
 from roofbot.adapters.git import (
     GitError,
 )
-from roofbot.adapters.github_api import (
+from roofbot.adapters.github import (
     GitHubError,
     GitHubForbidden,
     GitHubRateLimited,
     GitHubTooLong,
     GitHubUnavailable,
 )
+from roofbot.adapters.github.models import StatusState
+from roofbot.adapters.github.protocol import GitHub
 from roofbot.adapters.jsonfile import MAX_BYTES
 from roofbot.adapters.tree import read_or_none
 from roofbot.core.results import Calibration, Report
@@ -73,9 +75,9 @@ def limit_wait(error: Any) -> float:
 
 
 def set_status(
-    client: Any,
+    client: GitHub,
     sha: str,
-    state: str,
+    state: StatusState,
     description: str,
     out: TextIO,
     *,
@@ -122,13 +124,13 @@ def set_status(
 
 @contextmanager
 def status_guard(
-    client: Any, s: Settings, out: TextIO, landed: list[str] | None = None
-) -> Iterator[list[tuple[str, str]]]:
+    client: GitHub | None, s: Settings, out: TextIO, landed: list[str] | None = None
+) -> Iterator[list[tuple[StatusState, str]]]:
     """Pending on entry (if it can't be set, the run goes on); the final state the body
     appends, or `error` if it raised. The final status is tried until GitHub takes it or
     roofbot's bound runs out; `landed` gets "set", "refused" (a read-only token: the job's
     own result is all there is) or "failed"."""
-    final: list[tuple[str, str]] = []
+    final: list[tuple[StatusState, str]] = []
     sha = s.event.head_sha
     if client is not None:
         what = "every record" if s.sweep else "the changed records"
@@ -177,7 +179,7 @@ FALLBACK = "the report is in the job summary and the annotations"
 
 
 def post_inline_review(
-    client: Any, s: Settings, inputs: Inputs, outcome: Outcome, out: TextIO
+    client: GitHub, s: Settings, inputs: Inputs, outcome: Outcome, out: TextIO
 ) -> Outcome:
     """The findings on their diff lines (roofbot/action/review_post.py), on pull_request(_target)
     with `review: inline`; the sticky comment says what could not go there."""
@@ -207,7 +209,7 @@ def post_inline_review(
 
 
 def post_comment(
-    client: Any, s: Settings, outcome: Outcome, env: Mapping[str, str], out: TextIO
+    client: GitHub, s: Settings, outcome: Outcome, env: Mapping[str, str], out: TextIO
 ) -> None:
     """Create or update the sticky comment. Never raises: whatever GitHub answers, the job
     summary and the annotations already hold the report, and the status follows."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, TextIO
+from typing import Literal, TextIO
 
 from roofbot.action.approval import Approval
 from roofbot.action.approval import parse as parse_approval
@@ -27,14 +27,15 @@ from roofbot.adapters.git import (
     GitTree,
     has_commit,
 )
-from roofbot.adapters.github_api import GitHubClient, GitHubError
+from roofbot.adapters.github import GitHubClient, GitHubError
+from roofbot.adapters.github.protocol import GitHub
 from roofbot.adapters.repo import load_config_text
 from roofbot.core.config import ConfigError
 from roofbot.core.results import Verdict
 from roofbot.render.markdown import MARKER
 
 
-def make_client(env: Mapping[str, str]) -> Any:
+def make_client(env: Mapping[str, str]) -> GitHubClient:
     """The GitHub client for this run (UsageError when the environment lacks a token...)."""
 
     try:
@@ -50,7 +51,12 @@ class Checked:
 
 
 def check_pull(
-    s: Settings, env: Mapping[str, str], client: Any, out: TextIO, *, dry_run: bool = False
+    s: Settings,
+    env: Mapping[str, str],
+    client: GitHub | None,
+    out: TextIO,
+    *,
+    dry_run: bool = False,
 ) -> Checked:
     """Check one pull request and report it: pending status, the check, the sticky comment,
     the summary, annotations, outputs, and the final status whatever happens."""
@@ -71,7 +77,7 @@ def check_pull(
 
 
 def _run(
-    s: Settings, env: Mapping[str, str], client: Any, out: TextIO, dry_run: bool
+    s: Settings, env: Mapping[str, str], client: GitHub | None, out: TextIO, dry_run: bool
 ) -> tuple[int, Outcome | None, str]:
     """(exit code, the outcome, or why there is none)."""
 
@@ -138,13 +144,13 @@ def _run(
     if dry_run:
         A.log(out, f"dry run: status would be {outcome.state}: {outcome.description}")
         dry_run_output(env, outcome, out)
-    elif s.comment == "update" and s.event.number > 0:  # a merge queue's group has no PR
+    elif client is not None and s.comment == "update" and s.event.number > 0:  # no PR: a group
         post_comment(client, s, outcome, env, out)
     A.log(out, f"{outcome.state}: {outcome.description}")
     return (0 if outcome.state == "success" else 1), outcome, ""
 
 
-def _recorded_approval(client: Any, s: Settings, out: TextIO) -> Approval | None:
+def _recorded_approval(client: GitHub | None, s: Settings, out: TextIO) -> Approval | None:
     """The approval in roofbot's own sticky comment (roofbot.action.approval), if any."""
 
     number = s.event.approval_pull or s.event.number

@@ -138,7 +138,6 @@ def _code(text: str) -> str:
 
 
 def _fix_text(r: RecordResult, text: str) -> str:
-
     return str(fix_markdown(r, text))
 
 

@@ -13,12 +13,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, TextIO
+from typing import Literal, TextIO
 
 from roofbot.action.review import Existing, Plan, plan, split_patches
 from roofbot.adapters import actions as A
 from roofbot.adapters.git import git, valid_sha
-from roofbot.adapters.github_api import GitHubError, GitHubForbidden, GitHubValidationFailed
+from roofbot.adapters.github import GitHubError, GitHubForbidden, GitHubValidationFailed
+from roofbot.adapters.github.protocol import GitHub
 from roofbot.core.compare import Comparison
 from roofbot.core.results import Report
 
@@ -49,7 +50,7 @@ def git_patches(workspace: Path, base: str, head: str, paths: Sequence[str]) -> 
 
 
 def post_review(
-    client: Any,
+    client: GitHub,
     number: int,
     head_sha: str,
     report: Report,
@@ -59,7 +60,6 @@ def post_review(
     out: TextIO,
     event: Literal["COMMENT", "REQUEST_CHANGES"] = "COMMENT",
 ) -> Posted:
-
     calls = 0
     try:
         listed = client.list_review_comments(number)

@@ -1,4 +1,4 @@
-"""The GitHub REST API, as roofbot needs it: one sticky comment, one commit status, a few reads.
+"""The GitHub REST API through PyGithub, as roofbot needs it: one sticky comment, one commit status, a few reads.
 
 A thin adapter over PyGithub. Callers get plain frozen dataclasses and one exception hierarchy
 (:class:`GitHubError`), never PyGithub objects or exceptions, so the engine stays testable
@@ -26,334 +26,57 @@ from __future__ import annotations
 
 import base64
 import binascii
-import functools
-import html
 import json
 import logging
-import re
 import urllib.parse
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any, Final, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
+from roofbot.adapters.github.errors import (
+    GitHubError,
+    GitHubFileTooLarge,
+    GitHubForbidden,
+    GitHubNotFound,
+    GitHubUnavailable,
+    error_for,
+    redact,
+)
+from roofbot.adapters.github.models import (
+    API_VERSION,
+    DEFAULT_BOT_LOGIN,
+    LEVELS,
+    MAX_COMPARE_FILES,
+    MAX_PULL_FILES,
+    MAX_STATUS_DESCRIPTION,
+    PAGE_SIZE,
+    PERMISSION_RANK,
+    PERSONAL_PREFIXES,
+    RAW_MEDIA_TYPE,
+    SHA_PATTERN,
+    USER_AGENT,
+    WRITE_SPACING,
+    Comment,
+    GitHubSettings,
+    PermissionLevel,
+    PullFile,
+    PullInfo,
+    ReactionContent,
+    ReviewComment,
+    Status,
+    StatusState,
+    TreeEntry,
+)
+from roofbot.adapters.github.transport import retry_policy
 from roofbot.core.provenance import clip
 
 if TYPE_CHECKING:
-    from types import TracebackType
-    from typing import Self
-
     import requests
     from github import Github
     from github.IssueComment import IssueComment
     from github.Repository import Repository
-    from urllib3.connectionpool import ConnectionPool
-    from urllib3.response import BaseHTTPResponse
-    from urllib3.util.retry import Retry
-
-__all__ = [
-    "DEFAULT_API_URL",
-    "DEFAULT_BOT_LOGIN",
-    "MAX_COMMENT_CHARS",
-    "MAX_COMPARE_FILES",
-    "MAX_PULL_FILES",
-    "MAX_STATUS_DESCRIPTION",
-    "Comment",
-    "GitHubClient",
-    "GitHubConfigError",
-    "GitHubError",
-    "GitHubFileTooLarge",
-    "GitHubForbidden",
-    "GitHubNotFound",
-    "GitHubRateLimited",
-    "GitHubSettings",
-    "GitHubTooLong",
-    "GitHubUnavailable",
-    "GitHubValidationFailed",
-    "PermissionLevel",
-    "PullFile",
-    "PullInfo",
-    "ReactionContent",
-    "ReviewComment",
-    "Status",
-    "StatusState",
-    "TreeEntry",
-]
 
 log = logging.getLogger(__name__)
-
-DEFAULT_API_URL: Final = "https://api.github.com"
-#: The author of comments made with the Actions GITHUB_TOKEN: roofbot's sticky comment is the
-#: one with the marker *and* this login, unless another login is configured.
-DEFAULT_BOT_LOGIN: Final = "github-actions[bot]"
-USER_AGENT: Final = "roofbot"
-API_VERSION: Final = "2022-11-28"
-#: GitHub rejects issue comments longer than this (422 "Body is too long").
-MAX_COMMENT_CHARS: Final = 65536
-#: GitHub rejects commit-status descriptions longer than this.
-MAX_STATUS_DESCRIPTION: Final = 140
-#: ``GET /pulls/{n}/files`` stops at 3000 files, whatever the pull request holds.
-MAX_PULL_FILES: Final = 3000
-#: ``GET /compare/{base}...{head}`` lists at most 300 files of a comparison.
-MAX_COMPARE_FILES: Final = 300
-DEFAULT_MAX_BLOB_BYTES: Final = 5 * 1024 * 1024
-PAGE_SIZE: Final = 100  # the maximum GitHub accepts; the default (30) triples the calls
-#: Seconds kept between two writes. PyGithub's defaults (0.25 s before *every* request and 1 s
-#: between writes) are meant to keep bulk scripts under GitHub's secondary rate limits; roofbot
-#: makes about five calls per run, so they would only add ~1.5 s of sleep to every job.
-WRITE_SPACING: Final = 0.1
-#: A Retry-After longer than this is not slept through in a CI job: the 429/403/503 is returned
-#: and surfaces as :class:`GitHubRateLimited` (or :class:`GitHubUnavailable`) with the wait.
-MAX_RETRY_AFTER: Final = 10.0
-_RETRY_STATUSES: Final = (500, 502, 503, 504)
-_IDEMPOTENT: Final = frozenset({"GET", "HEAD", "PATCH", "PUT", "DELETE"})
-_RAW: Final = "application/vnd.github.raw+json"
-
-StatusState = Literal["error", "failure", "pending", "success"]
-ReactionContent = Literal["+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes"]
-PermissionLevel = Literal["admin", "maintain", "write", "triage", "read", "none"]
-
-_PERMISSION_RANK: Final[dict[str, int]] = {
-    "none": 0,
-    "read": 1,
-    "pull": 1,  # legacy spelling
-    "triage": 2,
-    "write": 3,
-    "push": 3,  # legacy spelling
-    "maintain": 4,
-    "admin": 5,
-}
-_LEVELS: Final[tuple[PermissionLevel, ...]] = (
-    "none",
-    "read",
-    "triage",
-    "write",
-    "maintain",
-    "admin",
-)
-_SHA = re.compile(r"[0-9a-fA-F]{7,64}")
-_REPOSITORY = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}")
-_LOGIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?")
-_PERSONAL_PREFIXES: Final = ("ghp_", "github_pat_", "gho_", "ghu_")
-_TOKEN_LIKE = re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,})")
-
-
-# ---------------------------------------------------------------------------------- errors
-
-
-class GitHubError(Exception):
-    """Any failure talking to GitHub. ``str(exc)`` never contains the token."""
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        status: int | None = None,
-        operation: str | None = None,
-        documentation_url: str | None = None,
-        request_id: str | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.message = message
-        self.status = status
-        self.operation = operation
-        self.documentation_url = documentation_url
-        self.request_id = request_id
-
-
-class GitHubConfigError(GitHubError):
-    """Settings are missing or malformed (no token, bad GITHUB_REPOSITORY, ...)."""
-
-
-class GitHubNotFound(GitHubError):
-    """404 (or 410): no such repository, pull request, comment, file, blob or user."""
-
-
-class GitHubForbidden(GitHubError):
-    """401/403 that is not a rate limit, e.g. the read-only token of a pull request from a fork
-    ("Resource not accessible by integration") or an expired token."""
-
-
-class GitHubValidationFailed(GitHubError):
-    """422: GitHub refused the content of the request."""
-
-
-class GitHubTooLong(GitHubValidationFailed):
-    """422 because a body is too long (comments: at most :data:`MAX_COMMENT_CHARS`)."""
-
-
-class GitHubRateLimited(GitHubError):
-    """Primary (403/429 with ``x-ratelimit-remaining: 0``) or secondary (``retry-after``) rate
-    limit. ``reset_at`` is when to try again, if GitHub said."""
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        reset_at: datetime | None = None,
-        retry_after: float | None = None,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(message, **kwargs)
-        self.reset_at = reset_at
-        self.retry_after = retry_after
-
-
-class GitHubUnavailable(GitHubError):
-    """5xx after the retries, a timeout, a connection failure, or a malformed answer."""
-
-
-class GitHubFileTooLarge(GitHubError):
-    """A file or blob is bigger than ``GitHubSettings.max_blob_bytes``; it was not downloaded."""
-
-    def __init__(self, message: str, *, size: int | None, limit: int, **kwargs: Any) -> None:
-        super().__init__(message, **kwargs)
-        self.size = size
-        self.limit = limit
-
-
-# ------------------------------------------------------------------------------ data types
-
-
-@dataclass(frozen=True, slots=True)
-class Comment:
-    id: int
-    body: str
-    author_login: str
-    author_type: str  # "Bot", "User" or "Organization"
-    html_url: str
-    created_at: datetime | None
-    updated_at: datetime | None
-
-
-@dataclass(frozen=True, slots=True)
-class PullInfo:
-    number: int
-    state: str  # "open" or "closed"
-    draft: bool
-    merged: bool
-    title: str
-    author_login: str
-    head_sha: str
-    head_ref: str
-    head_repo_full_name: str | None  # None when the fork was deleted
-    base_sha: str
-    base_ref: str
-    base_repo_full_name: str
-    is_fork: bool  # head lives in another repository: the run's token is read-only
-    html_url: str
-
-
-@dataclass(frozen=True, slots=True)
-class PullFile:
-    filename: str
-    status: str  # added, removed, modified, renamed, copied, changed, unchanged
-    previous_filename: str | None
-    sha: str | None  # blob SHA of the new version (None for some removed files)
-    additions: int
-    deletions: int
-    patch: str | None = None  # the unified diff GitHub shows (absent for big or binary files)
-
-
-@dataclass(frozen=True, slots=True)
-class ReviewComment:
-    """A comment on a line of a pull request's diff."""
-
-    id: int
-    body: str
-    path: str
-    line: int | None  # None: the line is no longer in the diff (outdated)
-    author_login: str
-
-
-@dataclass(frozen=True, slots=True)
-class TreeEntry:
-    """One entry of a git tree: ``mode`` 100644/100755 a file, 120000 a symbolic link, 160000
-    a submodule, 040000 a folder."""
-
-    path: str
-    mode: str
-    type: str  # "blob", "tree" or "commit"
-    sha: str
-    size: int | None
-
-
-@dataclass(frozen=True, slots=True)
-class Status:
-    id: int
-    state: str
-    context: str
-    description: str | None
-    target_url: str | None
-
-
-# -------------------------------------------------------------------------------- settings
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class GitHubSettings:
-    """Where and how to reach GitHub. ``repr`` never shows the token."""
-
-    token: str = field(repr=False)
-    repository: str  # "owner/name"
-    api_url: str = DEFAULT_API_URL
-    timeout: int = 10  # seconds, per connect and per read
-    retries: int = 3  # transport retries of idempotent requests
-    backoff_factor: float = 0.5  # sleeps 0, 2·f, 4·f, ... between retries
-    max_blob_bytes: int = DEFAULT_MAX_BLOB_BYTES
-    #: The sticky comment's author. None: the token's own login, i.e. ``github-actions[bot]``
-    #: for the Actions token (and GET /user for a personal token). Never "any Bot".
-    bot_login: str | None = None
-
-    def __post_init__(self) -> None:
-        if not self.token.strip():
-            raise GitHubConfigError("the GitHub token is empty")
-        if not _REPOSITORY.fullmatch(self.repository):
-            raise GitHubConfigError(f"repository must be 'owner/name', got {self.repository!r}")
-        if not self.api_url.startswith(("https://", "http://")):
-            raise GitHubConfigError(f"api_url must be an http(s) URL, got {self.api_url!r}")
-        if self.timeout <= 0 or self.retries < 0 or self.max_blob_bytes <= 0:
-            raise GitHubConfigError("timeout and max_blob_bytes must be > 0, retries >= 0")
-        if self.bot_login is not None and not _LOGIN.fullmatch(self.bot_login):
-            raise GitHubConfigError(f"bot_login must be a GitHub login, got {self.bot_login!r}")
-        object.__setattr__(self, "api_url", self.api_url.rstrip("/"))
-
-    @classmethod
-    def from_env(cls, env: Mapping[str, str]) -> GitHubSettings:
-        """From the Actions environment: GITHUB_API_URL, GITHUB_REPOSITORY, the token from
-        GITHUB_TOKEN or the action input ``github-token`` (``INPUT_GITHUB-TOKEN``; the hyphen
-        is kept), the sticky comment's author from the input ``bot-login`` (default
-        ``github-actions[bot]``), and ``ROOFBOT_API_TIMEOUT`` (seconds per connect and read)."""
-        token = _first(env, "INPUT_GITHUB-TOKEN", "INPUT_GITHUB_TOKEN", "GITHUB_TOKEN")
-        if token is None:
-            raise GitHubConfigError(
-                "no GitHub token: set GITHUB_TOKEN in the step's env (or the input github-token)"
-            )
-        repository = _first(env, "GITHUB_REPOSITORY")
-        if repository is None:
-            raise GitHubConfigError("GITHUB_REPOSITORY is not set")
-        api_url = _first(env, "GITHUB_API_URL") or DEFAULT_API_URL
-        login = _first(env, "INPUT_BOT-LOGIN", "INPUT_BOT_LOGIN")
-        timeout_text = _first(env, "ROOFBOT_API_TIMEOUT")
-        try:
-            timeout = int(timeout_text) if timeout_text else 10
-        except ValueError:
-            raise GitHubConfigError(f"ROOFBOT_API_TIMEOUT: seconds, got {timeout_text!r}") from None
-        return cls(
-            token=token, repository=repository, api_url=api_url, bot_login=login, timeout=timeout
-        )
-
-
-def _first(env: Mapping[str, str], *names: str) -> str | None:
-    for name in names:
-        value = env.get(name, "").strip()
-        if value:
-            return value
-    return None
-
-
-# ---------------------------------------------------------------------------------- client
 
 
 class GitHubClient:
@@ -678,7 +401,7 @@ class GitHubClient:
             self._translate(operation),
             self._http().get(
                 url,
-                headers={"Accept": _RAW},
+                headers={"Accept": RAW_MEDIA_TYPE},
                 stream=True,
                 timeout=self._settings.timeout,
                 allow_redirects=False,
@@ -728,7 +451,7 @@ class GitHubClient:
         token writes as ``<app>[bot]``: configure that one)."""
         if self._sticky_login is None:
             login = self._settings.bot_login
-            if login is None and self._settings.token.startswith(_PERSONAL_PREFIXES):
+            if login is None and self._settings.token.startswith(PERSONAL_PREFIXES):
                 try:
                     login = self.authenticated_login()
                 except GitHubError:
@@ -757,7 +480,7 @@ class GitHubClient:
                 timeout=self._settings.timeout,
                 user_agent=USER_AGENT,
                 per_page=PAGE_SIZE,
-                retry=_retry_policy(self._settings),
+                retry=retry_policy(self._settings),
                 seconds_between_requests=None,
                 seconds_between_writes=WRITE_SPACING,
                 lazy=True,
@@ -782,7 +505,7 @@ class GitHubClient:
                 return request
 
             session = requests.Session()
-            adapter = HTTPAdapter(max_retries=_retry_policy(self._settings))
+            adapter = HTTPAdapter(max_retries=retry_policy(self._settings))
             session.mount("https://", adapter)
             session.mount("http://", adapter)
             session.auth = authenticate
@@ -815,82 +538,10 @@ class GitHubClient:
     def _error(
         self, operation: str, status: int, headers: Mapping[str, str], data: Any
     ) -> GitHubError:
-        """The exception for an HTTP error answer."""
-        lower = {k.lower(): str(v) for k, v in headers.items()}
-        detail = _describe(data)
-        message = self._redact(f"{operation}: HTTP {status}: {detail}")
-        doc = data.get("documentation_url") if isinstance(data, dict) else None
-        common: dict[str, Any] = {
-            "status": status,
-            "operation": operation,
-            "documentation_url": doc if isinstance(doc, str) else None,
-            "request_id": lower.get("x-github-request-id"),
-        }
-        if status == 429 or (status == 403 and _is_rate_limit(lower, detail)):
-            retry_after = _seconds(lower.get("retry-after"))
-            reset_at = _epoch(lower.get("x-ratelimit-reset"))
-            if retry_after is not None and (lower.get("x-ratelimit-remaining") != "0"):
-                reset_at = datetime.now(UTC) + timedelta(seconds=retry_after)
-            return GitHubRateLimited(message, reset_at=reset_at, retry_after=retry_after, **common)
-        if status in (401, 403):
-            return GitHubForbidden(message, **common)
-        if status in (404, 410):
-            return GitHubNotFound(message, **common)
-        if status == 422:
-            if "too long" in detail.lower():
-                return GitHubTooLong(message, **common)
-            return GitHubValidationFailed(message, **common)
-        if status >= 500:
-            return GitHubUnavailable(message, **common)
-        return GitHubError(message, **common)
+        return error_for(operation, status, headers, data, self._settings.token)
 
     def _redact(self, text: str) -> str:
-        text = text.replace(self._settings.token, "***")
-        return _TOKEN_LIKE.sub("***", text)
-
-
-# --------------------------------------------------------------------------------- helpers
-
-
-@functools.cache
-def _retry_class() -> type[Retry]:
-    from urllib3.util.retry import Retry
-
-    class BoundedRetry(Retry):
-        """urllib3's Retry, except that a Retry-After above MAX_RETRY_AFTER ends the retries
-        (the response goes back to the caller) instead of sleeping through it."""
-
-        def increment(
-            self,
-            method: str | None = None,
-            url: str | None = None,
-            response: BaseHTTPResponse | None = None,
-            error: Exception | None = None,
-            _pool: ConnectionPool | None = None,
-            _stacktrace: TracebackType | None = None,
-        ) -> Self:
-            if response is not None:
-                wait = self.get_retry_after(response)
-                if wait is not None and wait > MAX_RETRY_AFTER:
-                    exhausted = self.new(total=0)
-                    return Retry.increment(
-                        exhausted, method, url, response, error, _pool, _stacktrace
-                    )
-            return super().increment(method, url, response, error, _pool, _stacktrace)
-
-    return BoundedRetry
-
-
-def _retry_policy(settings: GitHubSettings) -> Retry:
-    return _retry_class()(
-        total=settings.retries,
-        read=min(settings.retries, 1),  # a GET that timed out is tried once more, not 3 times
-        backoff_factor=settings.backoff_factor,
-        status_forcelist=_RETRY_STATUSES,
-        allowed_methods=_IDEMPOTENT,  # never POST: it may have succeeded
-        respect_retry_after_header=True,
-        raise_on_status=False,  # hand the last 5xx to PyGithub, which raises with its body
-    )
+        return redact(text, self._settings.token)
 
 
 def _to_comment(comment: IssueComment) -> Comment:
@@ -916,8 +567,8 @@ def _strongest_permission(data: Any) -> PermissionLevel:
         flags = user.get("permissions")
         if isinstance(flags, dict):
             names += [name for name, granted in flags.items() if granted is True]
-    rank = max((_PERMISSION_RANK.get(str(n).lower(), 0) for n in names if n), default=0)
-    return _LEVELS[rank]
+    rank = max((PERMISSION_RANK.get(str(n).lower(), 0) for n in names if n), default=0)
+    return LEVELS[rank]
 
 
 def _check_marker(marker: str) -> str:
@@ -928,7 +579,7 @@ def _check_marker(marker: str) -> str:
 
 
 def _check_sha(sha: str) -> None:
-    if not _SHA.fullmatch(sha):
+    if not SHA_PATTERN.fullmatch(sha):
         raise ValueError(f"not a commit/blob SHA: {sha!r}")
 
 
@@ -944,41 +595,3 @@ def _parse(raw: bytes) -> Any:
         return json.loads(raw)
     except ValueError:
         return {"data": raw.decode("utf-8", "replace")}
-
-
-def _describe(data: Any) -> str:
-    """GitHub's message plus the validation errors, or the start of a non-JSON body."""
-    if isinstance(data, dict):
-        parts = [str(data["message"])] if data.get("message") else []
-        for error in data.get("errors") or []:
-            if isinstance(error, dict):
-                parts.append(str(error.get("message") or error.get("code") or error))
-            else:
-                parts.append(str(error))
-        if parts:
-            return "; ".join(parts)
-        if isinstance(data.get("data"), str):  # PyGithub's wrapper for non-JSON bodies
-            text = html.unescape(re.sub(r"<[^>]*>|\s+", " ", data["data"])).strip()
-            return f"non-JSON answer: {text[:120]!r}"
-    return "no details" if data in (None, "", {}) else str(data)[:200]
-
-
-def _is_rate_limit(headers: Mapping[str, str], detail: str) -> bool:
-    lowered = detail.lower()
-    return (
-        headers.get("x-ratelimit-remaining") == "0"
-        or "retry-after" in headers
-        or "rate limit" in lowered
-    )
-
-
-def _seconds(value: str | None) -> float | None:
-    try:
-        return max(float(value), 0.0) if value is not None else None
-    except ValueError:
-        return None
-
-
-def _epoch(value: str | None) -> datetime | None:
-    seconds = _seconds(value)
-    return datetime.fromtimestamp(seconds, UTC) if seconds is not None else None
