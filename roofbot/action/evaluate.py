@@ -13,17 +13,15 @@ from roofbot.action import instrument as instr
 from roofbot.action.approval import Approval, stamp, valid_for
 from roofbot.action.before_after import compare_with_base
 from roofbot.action.chart import NO_CHART, ChartUnavailable, draw_chart
-from roofbot.action.gather import Inputs, is_relevant
+from roofbot.action.gather import Gathered, is_relevant
 from roofbot.action.policy import instrument_changes, merge_config, paths_to_check
 from roofbot.action.settings import COMMENT_BUDGET, SUMMARY_BUDGET, SUMMARY_BYTES, Settings
 from roofbot.adapters import actions as A
 from roofbot.adapters.git import (
     matches_any,
 )
-from roofbot.adapters.jsonfile import MAX_BYTES
 from roofbot.adapters.repo import Repository, load_config_text
 from roofbot.adapters.schemas import Schemas
-from roofbot.adapters.tree import Tree, read_or_none
 from roofbot.catalogue_check import invalid_changed_catalogue, with_catalogue_errors
 from roofbot.changes import Changes, FileChange, InstrumentChange
 from roofbot.core.compare import Comparison
@@ -34,6 +32,7 @@ from roofbot.engine import run_check, shown_path
 from roofbot.links import gotcha_paths
 from roofbot.pins import pin_problems
 from roofbot.render import json_report
+from roofbot.render.github import annotations_for
 from roofbot.render.markdown import MARKER, render_report
 
 
@@ -77,43 +76,8 @@ def describe(report: Report | None, changes: Changes) -> str:
     return clip(text, 139)
 
 
-def annotations_for(report: Report, tree: Tree) -> list[A.Annotation]:
-    out: list[A.Annotation] = []
-    failing = {r.id for r in report.failing()}
-    for r in report.records:
-        if r.id not in failing and r.verdict is not Verdict.SUSPECT:
-            continue
-        raw = read_or_none(tree, r.path, MAX_BYTES)
-        text = raw.decode("utf-8", "replace") if raw is not None else ""
-        b = r.binding()
-        what = f" at {b.percent:.1f}% of its {b.check.value}" if b else ""
-        msg = f": {r.messages[0].text}" if r.messages else ""
-        message = f"{r.verdict.value}: {r.id}{what}{msg}"
-        field = next((m.field for m in r.messages if m.field), None) or "value"
-        out.append(
-            A.Annotation(
-                "error" if r.id in failing else "warning",
-                message[:1000],
-                file=r.path,
-                line=A.line_of(text, field) or A.line_of(text, "value"),
-                title=f"roofcheck {r.verdict.value}",
-            )
-        )
-    for e in report.calibration.entries:
-        if not e.ok:
-            got = "no result" if e.percent is None else f"{e.percent:.2f}%"
-            out.append(
-                A.Annotation(
-                    "error",
-                    f"calibration miss: {e.id} {e.check} expected {e.expected_percent:g}%, got {got}",
-                    title="roofcheck calibration",
-                )
-            )
-    return out
-
-
 def evaluate(
-    s: Settings, inputs: Inputs, approval_lookup: Callable[[], Approval | None] | None = None
+    s: Settings, inputs: Gathered, approval_lookup: Callable[[], Approval | None] | None = None
 ) -> Outcome:
     """The whole check, as data: nothing is posted here. Raises ConfigError on a bad base
     config; a bad PR config becomes a failure the comment explains. The instrument is the base
@@ -252,7 +216,7 @@ def evaluate(
 
 def review_instrument(
     s: Settings,
-    inputs: Inputs,
+    inputs: Gathered,
     relevant: list[FileChange],
     config: Config,
     base_cfg: Config,

@@ -64,7 +64,7 @@ class OverlayTree:
 
 
 @dataclass
-class Inputs:
+class Gathered:
     """What the check runs on: the PR's tree, the two configs, what changed."""
 
     tree: Tree
@@ -103,7 +103,7 @@ def is_relevant(path: str, cfg: Config, config_path: str) -> bool:
     )
 
 
-def gather_git(s: Settings) -> Inputs:
+def gather_git(s: Settings) -> Gathered:
     head = GitTree(s.workspace, s.event.head_sha)
     base = GitTree(s.workspace, s.event.base_sha)  # kept open: the check-twice, before/after
     try:
@@ -113,12 +113,12 @@ def gather_git(s: Settings) -> Inputs:
         base.close()
         raise
     head_text, problem = head_config(head, s.config_path, s.config_path in head.entries)
-    return Inputs(
+    return Gathered(
         head, base_text, head_text, files, "git", head_config_problem=problem, base_tree=base
     )
 
 
-def gather_api(s: Settings, client: GitHub, base_cfg: Config, out: TextIO) -> Inputs:
+def gather_api(s: Settings, client: GitHub, base_cfg: Config, out: TextIO) -> Gathered:
     """The change read through the API, pinned to the event's SHAs (roofbot.action.head_files): the
     comparison base...head, modes from the head's git tree, blobs by SHA."""
 
@@ -181,7 +181,7 @@ def gather_api(s: Settings, client: GitHub, base_cfg: Config, out: TextIO) -> In
             f.path == s.config_path and f.status == "deleted" for f in files
         )
         head_text, problem = head_config(tree, s.config_path, not deleted)
-    return Inputs(
+    return Gathered(
         tree, base_text, head_text, files, "api", tuple(notes), problem, base_tree, patches
     )
 

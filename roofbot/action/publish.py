@@ -1,24 +1,23 @@
 """Reporting to GitHub: the commit status (pending first, final whatever happens), the sticky
 comment, the inline review, the job summary, annotations, outputs and a dry run's files. The
-client's transport is the one retry policy; nothing here retries a call again."""
+client's transport is the one retry policy (roofbot.adapters.github.transport): nothing here
+retries a call."""
 
 from __future__ import annotations
 
 import dataclasses
-import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from datetime import UTC, datetime
-from typing import Any, TextIO
+from functools import partial
+from typing import TextIO
 
 from roofbot.action.evaluate import Outcome
 from roofbot.action.event import CONTEXT
-from roofbot.action.gather import Inputs
+from roofbot.action.gather import Gathered
 from roofbot.action.review_post import git_patches, post_review
 from roofbot.action.settings import (
     COMMENT_RETRIES,
     FINAL_STATUS_ATTEMPTS,
-    MAX_WAIT,
     SHORT_COMMENT_BUDGET,
     Settings,
     report_file,
@@ -32,46 +31,14 @@ from roofbot.adapters.github import (
     GitHubForbidden,
     GitHubRateLimited,
     GitHubTooLong,
-    GitHubUnavailable,
 )
 from roofbot.adapters.github.models import StatusState
 from roofbot.adapters.github.protocol import GitHub
+from roofbot.adapters.github.transport import repeat
 from roofbot.adapters.jsonfile import MAX_BYTES
 from roofbot.adapters.tree import read_or_none
 from roofbot.core.results import Calibration, Report
 from roofbot.render.markdown import MARKER, fit, md
-
-
-def _wait_for(error: Exception, attempt: int, *, insist: bool = False) -> float | None:
-    """Seconds to wait before repeating a call that failed with `error`, or None: not worth
-    repeating (a 4xx, or a rate limit that resets later than roofbot may wait). `insist`
-    (the final status, one request that decides whether a PR stays pending): a rate limit's
-    whole wait, as its headers give it (`retry-after`, else the reset time), for the caller
-    to hold against its bound."""
-
-    if isinstance(error, GitHubRateLimited):
-        wait = error.retry_after
-        if insist:
-            return limit_wait(error)
-        if wait is not None and wait <= MAX_WAIT:
-            return wait
-        return None
-    if isinstance(error, GitHubUnavailable):
-        return min(float(2**attempt), MAX_WAIT)
-    return None
-
-
-def limit_wait(error: Any) -> float:
-    """How long a rate limit lasts, from its headers: `retry-after` (a secondary limit, 60 s
-    or more on GitHub), else until `x-ratelimit-reset` (a primary limit), plus a second for
-    clocks; 60 s when GitHub gave neither, as its documentation says to wait."""
-
-    if error.retry_after is not None:  # a secondary limit says how long, whatever the reset
-        return max(float(error.retry_after), 0.0)
-    if error.reset_at is not None:
-        left = float((error.reset_at - datetime.now(UTC)).total_seconds()) + 1.0
-        return round(max(left, 0.0), 1)
-    return 60.0
 
 
 def set_status(
@@ -92,34 +59,27 @@ def set_status(
     up to `wait_bound` seconds in all: a rate limit is waited out to the reset its headers
     give, if that falls within the bound; a 5xx is tried `attempts` times; then False."""
 
-    deadline = time.monotonic() + wait_bound
-    attempt = 0
-    while True:
-        try:
-            client.set_status(sha, state, description[:139], context, target_url)
-            return True
-        except GitHubError as e:
-            wait = _wait_for(e, attempt, insist=attempts > 1)
-            attempt += 1
-            left = deadline - time.monotonic()
-            limited = isinstance(e, GitHubRateLimited)  # waited out; a 5xx: `attempts` tries
-            if (
-                wait is None
-                or attempts <= 1
-                or wait > left
-                or (not limited and attempt >= attempts)
-            ):
-                A.log(out, f"could not set the {state} status: {e}")
-                if limited and wait is not None and wait > left and attempts > 1:
-                    A.log(out, f"GitHub asks to wait {wait:.0f} s, past roofbot's bound "
-                               f"({max(left, 0):.0f} s left of ROOFBOT_STATUS_WAIT)")  # fmt: skip
-                if "forbidden" in type(e).__name__.lower():
-                    A.log(out, "the token can't write statuses (a fork's read-only token?)")
-                    if refused is not None:
-                        refused.append(True)
-                return False
-            A.log(out, f"setting the {state} status failed ({e}); again in {wait:g} s")
-            time.sleep(wait)
+    def give_up(e: GitHubError, wait: float | None, left: float) -> None:
+        A.log(out, f"could not set the {state} status: {e}")
+        limited = isinstance(e, GitHubRateLimited)
+        if limited and wait is not None and wait > left and attempts > 1:
+            A.log(out, f"GitHub asks to wait {wait:.0f} s, past roofbot's bound "
+                       f"({max(left, 0):.0f} s left of ROOFBOT_STATUS_WAIT)")  # fmt: skip
+        if "forbidden" in type(e).__name__.lower():
+            A.log(out, "the token can't write statuses (a fork's read-only token?)")
+            if refused is not None:
+                refused.append(True)
+
+    def again(e: GitHubError, wait: float) -> None:
+        A.log(out, f"setting the {state} status failed ({e}); again in {wait:g} s")
+
+    try:
+        repeat(lambda: client.set_status(sha, state, description[:139], context, target_url),
+               attempts=attempts, wait_bound=wait_bound, insist=attempts > 1,
+               on_retry=again, on_give_up=give_up)  # fmt: skip
+    except GitHubError:
+        return False
+    return True
 
 
 @contextmanager
@@ -179,7 +139,7 @@ FALLBACK = "the report is in the job summary and the annotations"
 
 
 def post_inline_review(
-    client: GitHub, s: Settings, inputs: Inputs, outcome: Outcome, out: TextIO
+    client: GitHub, s: Settings, inputs: Gathered, outcome: Outcome, out: TextIO
 ) -> Outcome:
     """The findings on their diff lines (roofbot/action/review_post.py), on pull_request(_target)
     with `review: inline`; the sticky comment says what could not go there."""
@@ -215,11 +175,20 @@ def post_comment(
     summary and the annotations already hold the report, and the status follows."""
 
     body = outcome.comment
-    failures = 0
     shortened = False
+    retried = 0  # across the shorter comment too: COMMENT_RETRIES in all
+
+    def again(e: GitHubError, wait: float) -> None:
+        nonlocal retried
+        retried += 1
+        A.log(out, f"commenting failed ({e}); again in {wait:g} s")
+
     while True:
         try:
-            client.upsert_sticky_comment(s.event.number, MARKER, body)
+            # once more at most (the transport already retried what is safe to): upsert lists
+            # the comments again first, so a POST that did land is edited, not posted twice
+            repeat(partial(client.upsert_sticky_comment, s.event.number, MARKER, body),
+                   attempts=1 + COMMENT_RETRIES - retried, on_retry=again)  # fmt: skip
             return
         except GitHubForbidden as e:
             A.log(out, f"can't comment (read-only token, e.g. a fork PR): {e}; {FALLBACK}")
@@ -232,12 +201,5 @@ def post_comment(
             body = fit(body, min(SHORT_COMMENT_BUDGET, len(body) // 2), s.summary_url)
             shortened = True
         except GitHubError as e:
-            # once more at most (the transport already retried what is safe to): upsert lists
-            # the comments again first, so a POST that did land is edited, not posted twice
-            wait = _wait_for(e, failures)
-            failures += 1
-            if wait is None or failures > COMMENT_RETRIES:
-                A.log(out, f"could not comment: {e}; {FALLBACK}")
-                return
-            A.log(out, f"commenting failed ({e}); again in {wait:g} s")
-            time.sleep(wait)
+            A.log(out, f"could not comment: {e}; {FALLBACK}")
+            return

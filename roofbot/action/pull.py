@@ -12,7 +12,7 @@ from roofbot.action.approval import parse as parse_approval
 from roofbot.action.chart import NO_CHART
 from roofbot.action.evaluate import Outcome, evaluate
 from roofbot.action.event import UsageError
-from roofbot.action.gather import Inputs, gather_api, gather_git
+from roofbot.action.gather import Gathered, gather_api, gather_git
 from roofbot.action.publish import (
     dry_run_output,
     post_comment,
@@ -84,7 +84,7 @@ def _run(
     git_mode = has_commit(s.workspace, s.event.base_sha) and has_commit(
         s.workspace, s.event.head_sha
     )
-    inputs: Inputs | None = None
+    inputs: Gathered | None = None
     try:
         if git_mode:
             inputs = gather_git(s)

@@ -24,7 +24,6 @@ MAX_API_FILES = 300  # changed files fetched one by one in API mode
 FINAL_STATUS_ATTEMPTS = 3  # > 1: the final status is repeated (safe: the newest one counts)
 STATUS_WAIT = 600.0  # seconds the final status may wait out GitHub, by default
 COMMENT_RETRIES = 1  # the sticky comment after a 5xx, a timeout or a short rate limit
-MAX_WAIT = 10.0  # seconds roofbot waits for GitHub to recover (a Retry-After, a 5xx) at most
 
 
 @dataclass(frozen=True)

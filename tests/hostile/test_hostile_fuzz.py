@@ -22,7 +22,6 @@ from hostile_cases import FIXTURES, PAYLOAD, dump, record
 from invariants import check_markdown
 
 from roofbot.action.command import parse_command
-from roofbot.action.evaluate import annotations_for
 from roofbot.action.gather import OverlayTree
 from roofbot.adapters.repo import CONFIG_NAME, Repository, load_config_text
 from roofbot.adapters.schemas import Schemas
@@ -33,6 +32,7 @@ from roofbot.core.results import Verdict
 from roofbot.engine import run_check
 from roofbot.links import gotcha_paths
 from roofbot.render import json_report
+from roofbot.render.github import annotations_for
 from roofbot.render.markdown import render_report
 
 RUN_URL = "https://github.com/octo-org/llm-roofline-records/actions/runs/4242"
