@@ -17,9 +17,7 @@ from roofbot.action.gather import Gathered, is_relevant
 from roofbot.action.policy import instrument_changes, merge_config, paths_to_check
 from roofbot.action.settings import COMMENT_BUDGET, SUMMARY_BUDGET, SUMMARY_BYTES, Settings
 from roofbot.adapters import actions as A
-from roofbot.adapters.git import (
-    matches_any,
-)
+from roofbot.adapters.git import matches_any
 from roofbot.adapters.repo import Repository, load_config_text
 from roofbot.adapters.schemas import Schemas
 from roofbot.catalogue_check import invalid_changed_catalogue, with_catalogue_errors

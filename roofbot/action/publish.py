@@ -23,9 +23,7 @@ from roofbot.action.settings import (
     report_file,
 )
 from roofbot.adapters import actions as A
-from roofbot.adapters.git import (
-    GitError,
-)
+from roofbot.adapters.git import GitError
 from roofbot.adapters.github import (
     GitHubError,
     GitHubForbidden,

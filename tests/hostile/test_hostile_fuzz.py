@@ -22,7 +22,7 @@ from hostile_cases import FIXTURES, PAYLOAD, dump, record
 from invariants import check_markdown
 
 from roofbot.action.command import parse_command
-from roofbot.action.gather import OverlayTree
+from roofbot.adapters.overlay import OverlayTree
 from roofbot.adapters.repo import CONFIG_NAME, Repository, load_config_text
 from roofbot.adapters.schemas import Schemas
 from roofbot.adapters.tree import FolderTree
