@@ -125,13 +125,8 @@ def run_check(
     paths: Iterable[str] | None = None,
     calibration: bool = True,
     progress: Progress | None = None,
-    *,
-    jobs: int = 1,
 ) -> Report:
-    """Check `paths` (default: every record) and calibrate; the whole report in memory.
-    `jobs` is ignored: records are checked on this process. (It stays only while the
-    action's callers still pass it; drop both together.)"""
-    del jobs
+    """Check `paths` (default: every record) and calibrate; the whole report in memory."""
     catalogue = repo.catalogue()
     todo = todo_paths(repo, paths)
     results = list(iter_results(repo, catalogue, todo, progress))

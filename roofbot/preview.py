@@ -11,7 +11,10 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from roofbot.action import Outcome, PullEvent, Settings, evaluate, gather_git
+from roofbot.action.evaluate import Outcome, evaluate
+from roofbot.action.event import PullEvent
+from roofbot.action.gather import gather_git
+from roofbot.action.settings import Settings
 from roofbot.adapters.git import GitError, GitTree, git
 from roofbot.adapters.repo import CONFIG_NAME
 from roofbot.core.results import Verdict

@@ -25,7 +25,7 @@ from prkit import (
     violating_copy,
 )
 
-from roofbot.command import (
+from roofbot.action.command import (
     HELP,
     NOT_ALLOWED,
     REPLY_MARKER,

@@ -1,4 +1,4 @@
-"""roofbot.adapters.github_api against a real loopback GitHub (tests/github_server.py).
+"""roofbot.adapters.github against a real loopback GitHub (tests/github_server.py).
 
 PyGithub talks HTTP to 127.0.0.1 exactly as it would to api.github.com; nothing is mocked or
 monkeypatched. Request counts are read from the server's request log.
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from roofbot.adapters.github_api import (
+from roofbot.adapters.github import (
     MAX_COMMENT_CHARS,
     GitHubClient,
     GitHubConfigError,
@@ -549,7 +549,7 @@ def test_settings_from_the_actions_environment() -> None:
 
 def test_importing_the_adapter_does_not_import_pygithub() -> None:
     code = (
-        "import sys, roofbot.adapters.github_api as m\n"
+        "import sys, roofbot.adapters.github as m\n"
         "m.GitHubClient(m.GitHubSettings(token='t', repository='o/r'))\n"
         "bad = {'github', 'requests', 'urllib3'} & set(sys.modules)\n"
         "assert not bad, bad\n"

@@ -17,10 +17,10 @@ import pytest
 from github_server import FakeGitHub, FileState, diff_positions
 from prkit import A100, FIXTURES, MPT, PR, Pull, Run, git, make_pull, run_action, violating_copy
 
+from roofbot.action.review import Existing, diff_lines, plan, split_patches
 from roofbot.adapters.repo import Repository
 from roofbot.core.results import Calibration, Report, Verdict
 from roofbot.engine import run_check
-from roofbot.review import Existing, diff_lines, plan, split_patches
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 TODAY_MAX = 5  # status x2, list + create the sticky comment, (+ files in API mode)
@@ -438,8 +438,8 @@ def test_before_and_after_reuses_the_base_results_it_already_has(tmp_path: Path)
     check-twice): their base results are taken as given, not checked again."""
     import dataclasses
 
+    from roofbot.action.before_after import compare_with_base
     from roofbot.adapters.tree import FolderTree
-    from roofbot.before_after import compare_with_base
 
     head, _ = _report(tmp_path, 150.0)
     (r,) = head.records

@@ -95,12 +95,6 @@ def write_summary(env: Mapping[str, str], markdown: str) -> bool:
     return True
 
 
-def line_of(text: str, key: str) -> int | None:
-    """The 1-based line of `"key":` in a JSON record's text, for an annotation."""
-    m = re.search(r'^\s*"' + re.escape(key) + r'"\s*:', text, re.MULTILINE)
-    return text.count("\n", 0, m.start()) + 1 if m else None
-
-
 def log(out: TextIO, message: str) -> None:
     """A log line that can never be read as a workflow command: it starts with `roofbot: `,
     and `::` and `##[` are neutralised wherever they stand (the runner reads `##[` anywhere)."""

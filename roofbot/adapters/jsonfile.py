@@ -125,11 +125,3 @@ def _refuse(where: str, s: str) -> None:
             f"{where} holds \\u{ord(bad):04x}, half of a surrogate pair: that is not a "
             "character; write the character itself or remove the escape"
         )
-
-
-def line_of(text: str, field: str | None) -> int:
-    """The 1-based line where `"field":` first appears (1 when absent or unknown)."""
-    if not field:
-        return 1
-    at = text.find(f'"{field}"')
-    return text.count("\n", 0, at) + 1 if at >= 0 else 1

@@ -170,6 +170,13 @@ def line_of(text: str, field: str | None, nth: int = 1) -> int:
     return text.count("\n", 0, at) + 1 if at >= 0 else 1
 
 
+def key_line(text: str, field: str) -> int | None:
+    """The 1-based line of the first `"field":` that starts a line, as a record's keys stand
+    (a quoted key inside a string value never does), or None when there is none."""
+    m = re.search(r'^\s*"' + re.escape(field) + r'"\s*:', text, re.MULTILINE)
+    return text.count("\n", 0, m.start()) + 1 if m else None
+
+
 def _line_of_token(text: str, token: str) -> int:
     """The line of `token` written as a value (after a colon), else anywhere, else 1."""
     m = re.search(r":\s*" + re.escape(token), text)

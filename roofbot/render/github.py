@@ -7,9 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from roofbot.adapters.actions import escape_data, escape_property
+from roofbot.adapters.actions import Annotation, escape_data, escape_property
+from roofbot.adapters.jsonfile import MAX_BYTES
+from roofbot.adapters.tree import Tree, read_or_none
 from roofbot.core.results import Report, Verdict
-from roofbot.render.findings import Finding
+from roofbot.render.findings import Finding, key_line
 
 _LEVEL = {"error": "error", "warning": "warning", "note": "notice"}
 
@@ -50,3 +52,40 @@ def render_github(
         f"{'not run' if not cal.ran else 'ok' if cal.ok else 'FAILED'}; {state}"
     )
     return "\n".join(out) + "\n"
+
+
+def annotations_for(report: Report, tree: Tree) -> list[Annotation]:
+    """The annotations of `roofbot pr`: one per failing or suspect record, at the line of the
+    field its first message names (else of `value`), and one per calibration miss."""
+    out: list[Annotation] = []
+    failing = {r.id for r in report.failing()}
+    for r in report.records:
+        if r.id not in failing and r.verdict is not Verdict.SUSPECT:
+            continue
+        raw = read_or_none(tree, r.path, MAX_BYTES)
+        text = raw.decode("utf-8", "replace") if raw is not None else ""
+        b = r.binding()
+        what = f" at {b.percent:.1f}% of its {b.check.value}" if b else ""
+        msg = f": {r.messages[0].text}" if r.messages else ""
+        message = f"{r.verdict.value}: {r.id}{what}{msg}"
+        field = next((m.field for m in r.messages if m.field), None) or "value"
+        out.append(
+            Annotation(
+                "error" if r.id in failing else "warning",
+                message[:1000],
+                file=r.path,
+                line=key_line(text, field) or key_line(text, "value"),
+                title=f"roofcheck {r.verdict.value}",
+            )
+        )
+    for e in report.calibration.entries:
+        if not e.ok:
+            got = "no result" if e.percent is None else f"{e.percent:.2f}%"
+            out.append(
+                Annotation(
+                    "error",
+                    f"calibration miss: {e.id} {e.check} expected {e.expected_percent:g}%, got {got}",
+                    title="roofcheck calibration",
+                )
+            )
+    return out

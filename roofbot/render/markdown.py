@@ -791,7 +791,7 @@ def _render_report(
             comparison=comparison,
             review=review,
         )
-        ctx.update(extra or {})  # sections other modules add (roofbot.instrument's review)
+        ctx.update(extra or {})  # sections other modules add (roofbot.action.instrument's review)
         text = tpl.render(escaped(ctx, seen))
         return text if text.startswith(MARKER) else f"{MARKER}\n{text}"
 

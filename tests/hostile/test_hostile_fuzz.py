@@ -21,17 +21,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from hostile_cases import FIXTURES, PAYLOAD, dump, record
 from invariants import check_markdown
 
-from roofbot.action import OverlayTree, annotations_for
+from roofbot.action.command import parse_command
+from roofbot.adapters.overlay import OverlayTree
 from roofbot.adapters.repo import CONFIG_NAME, Repository, load_config_text
 from roofbot.adapters.schemas import Schemas
 from roofbot.adapters.tree import FolderTree
 from roofbot.changes import Changes, FileChange
-from roofbot.command import parse_command
 from roofbot.core.config import Config, ConfigError
 from roofbot.core.results import Verdict
 from roofbot.engine import run_check
 from roofbot.links import gotcha_paths
 from roofbot.render import json_report
+from roofbot.render.github import annotations_for
 from roofbot.render.markdown import render_report
 
 RUN_URL = "https://github.com/octo-org/llm-roofline-records/actions/runs/4242"

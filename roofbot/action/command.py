@@ -6,7 +6,7 @@ replies defined right above it: which comments are commands (`triage`), what a c
 reacts to the command comment (eyes on receipt, rocket when done, confused on failure), learns
 the pull request's current head from the API (an `issue_comment` event carries no SHA, and its
 workflow runs on the default branch), and runs the same check as a push does
-(`roofbot.action.check_pull`): pending then final status on that head, the same sticky
+(`roofbot.check_pull`): pending then final status on that head, the same sticky
 comment. Nothing a commenter writes is ever echoed: replies are fixed text."""
 
 from __future__ import annotations
@@ -19,8 +19,14 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, TextIO
 
+from roofbot.action.approval import Approval
+from roofbot.action.event import COMMENT_EVENT, PullEvent, UsageError, read_payload
+from roofbot.action.pull import check_pull, make_client
+from roofbot.action.settings import settings_for
 from roofbot.adapters import actions as A
-from roofbot.approval import Approval
+from roofbot.adapters.github import GitHubError
+from roofbot.adapters.github.models import ReactionContent
+from roofbot.adapters.github.protocol import GitHub
 
 COMMAND = "/roofcheck"
 REPLY_MARKER = "<!-- roofbot:reply -->"  # not the sticky marker: a reply is never the report
@@ -226,12 +232,11 @@ def reply_for(command: Command) -> str | None:
 def run_comment(env: Mapping[str, str], *, dry_run: bool = False, out: TextIO = sys.stdout) -> int:
     """Answer an `issue_comment` event. Exit code: 0 nothing to do, or the check passed;
     1 the check failed or roofbot could not finish; 2 usage error."""
-    from roofbot import action
 
     try:
-        _, payload = action.read_payload(env)
+        _, payload = read_payload(env)
         event = read_event(payload)
-    except (action.UsageError, CommandError) as e:
+    except (UsageError, CommandError) as e:
         A.log(out, f"error: {e}")
         return 2
     decision = triage(event)
@@ -243,8 +248,8 @@ def run_comment(env: Mapping[str, str], *, dry_run: bool = False, out: TextIO = 
         A.log(out, f"dry run: /roofcheck {command.kind.value} on #{event.issue_number} not run")
         return 0
     try:
-        client = action.make_client(env)
-    except action.UsageError as e:
+        client = make_client(env)
+    except UsageError as e:
         A.log(out, f"error: {e}")
         return 2
     try:
@@ -254,11 +259,8 @@ def run_comment(env: Mapping[str, str], *, dry_run: bool = False, out: TextIO = 
 
 
 def _answer(
-    env: Mapping[str, str], client: Any, event: CommentEvent, command: Command, out: TextIO
+    env: Mapping[str, str], client: GitHub, event: CommentEvent, command: Command, out: TextIO
 ) -> int:
-    from roofbot import action
-    from roofbot.adapters.github_api import GitHubError
-
     number = event.issue_number
     fixed = reply_for(command)
     if fixed is not None:
@@ -289,7 +291,7 @@ def _answer(
         pull = client.get_pull(number)
         if pull.state != "open":
             A.log(out, f"#{number} is {pull.state}: checking its head anyway")
-        pr_event = action.PullEvent(
+        pr_event = PullEvent(
             number=pull.number,
             action=command.kind.value,
             base_sha=pull.base_sha,
@@ -298,21 +300,19 @@ def _answer(
             is_fork=pull.is_fork,
             draft=pull.draft,
         )
-        settings = action.settings_for(
-            env, action.COMMENT_EVENT, pr_event, sweep=command.kind is Kind.ALL
-        )
+        settings = settings_for(env, COMMENT_EVENT, pr_event, sweep=command.kind is Kind.ALL)
         if command.kind is Kind.APPROVE:  # for this head only: the check records it
             A.log(
                 out, f"instrument changes of {pull.head_sha[:12]} approved by {event.author_login}"
             )
             approval = Approval(pull.head_sha, event.author_login)
             settings = dataclasses.replace(settings, approval=approval)
-        checked = action.check_pull(settings, env, client, out)
+        checked = check_pull(settings, env, client, out)
     except GitHubError as e:
         A.log(out, f"could not read pull request #{number}: {e}")
         _react(client, event.comment_id, "confused", out)
         return 1
-    except action.UsageError as e:
+    except UsageError as e:
         A.log(out, f"error: {e}")
         _react(client, event.comment_id, "confused", out)
         return 2
@@ -324,18 +324,14 @@ def _answer(
     return checked.code
 
 
-def _react(client: Any, comment_id: int, content: str, out: TextIO) -> None:
-    from roofbot.adapters.github_api import GitHubError
-
+def _react(client: GitHub, comment_id: int, content: ReactionContent, out: TextIO) -> None:
     try:
         client.react(comment_id, content)
     except GitHubError as e:
         A.log(out, f"could not react {content} to comment {comment_id}: {e}")
 
 
-def _reply(client: Any, number: int, body: str, out: TextIO) -> None:
-    from roofbot.adapters.github_api import GitHubError
-
+def _reply(client: GitHub, number: int, body: str, out: TextIO) -> None:
     try:
         client.reply(number, body)
     except GitHubError as e:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from roofbot.adapters.git import GitError
 from roofbot.adapters.repo import Repository
 from roofbot.adapters.schemas import Schemas
 from roofbot.adapters.tree import Tree, TreeError
@@ -43,7 +44,6 @@ def compare_with_base(
     report stands without its before). `known`: base results already in hand, by path (a
     catalogue edit's dependents, whose files the PR leaves alone, checked under the base's
     instrument by the check-twice): those are not checked again."""
-    from roofbot.adapters.git import GitError
 
     known = known or {}
     try:

@@ -1,5 +1,5 @@
 """The inline review, posted: the diff's patches read (git diff, or the PR files' `patch` in API
-mode), roofbot's earlier line comments listed, the plan of roofbot/review.py carried out.
+mode), roofbot's earlier line comments listed, the plan of roofbot/action/review.py carried out.
 
 API budget (docs/workflows.md): at most `REVIEW_BUDGET` requests a run, whatever the PR's
 size: 1 to list the line comments (100 a page), 1 to submit the new ones as one review
@@ -13,12 +13,15 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, TextIO
+from typing import Literal, TextIO
 
+from roofbot.action.review import Existing, Plan, plan, split_patches
 from roofbot.adapters import actions as A
+from roofbot.adapters.git import git, valid_sha
+from roofbot.adapters.github import GitHubError, GitHubForbidden, GitHubValidationFailed
+from roofbot.adapters.github.protocol import GitHub
 from roofbot.core.compare import Comparison
 from roofbot.core.results import Report
-from roofbot.review import Existing, Plan, plan, split_patches
 
 REVIEW_BUDGET = 3
 PAGE = 100
@@ -36,7 +39,6 @@ class Posted:
 
 def git_patches(workspace: Path, base: str, head: str, paths: Sequence[str]) -> dict[str, str]:
     """Each of `paths`' patch between the merge base and the head, as `git diff` writes it."""
-    from roofbot.adapters.git import git, valid_sha
 
     if not paths or not (valid_sha(base) and valid_sha(head)):
         return {}
@@ -48,7 +50,7 @@ def git_patches(workspace: Path, base: str, head: str, paths: Sequence[str]) -> 
 
 
 def post_review(
-    client: Any,
+    client: GitHub,
     number: int,
     head_sha: str,
     report: Report,
@@ -58,8 +60,6 @@ def post_review(
     out: TextIO,
     event: Literal["COMMENT", "REQUEST_CHANGES"] = "COMMENT",
 ) -> Posted:
-    from roofbot.adapters.github_api import GitHubError, GitHubForbidden, GitHubValidationFailed
-
     calls = 0
     try:
         listed = client.list_review_comments(number)

@@ -1,6 +1,6 @@
 """The inline review, planned: which findings go on which diff line, which of roofbot's earlier
 line comments still stand, which are gone. Pure: the diff comes in as patches, the files as a
-`read` function, GitHub's current comments as data; roofbot/review_post.py does the I/O.
+`read` function, GitHub's current comments as data; roofbot/action/review_post.py does the I/O.
 
 Each violation, error and suspect (of a current record: a deprecated one is reported apart)
 goes on the line of the diff that holds its offending field: the record's `"value"` (or the field an error names) when the record's file is in the
@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from roofbot.core.compare import Comparison
 from roofbot.core.results import RecordResult, Report, Verdict
 from roofbot.render.findings import line_of, record_findings, record_fix
+from roofbot.render.markdown import fix_markdown, md
 
 KEY = re.compile(r"<!-- roofbot:finding ([0-9a-f]{16}) -->")
 MAX_INLINE = 20  # line comments in one review at most; the rest stay in the sticky comment
@@ -137,14 +138,11 @@ def _code(text: str) -> str:
 
 
 def _fix_text(r: RecordResult, text: str) -> str:
-    from roofbot.render.markdown import fix_markdown
-
     return str(fix_markdown(r, text))
 
 
 def _plain(text: str) -> str:
     """A stranger's text inside a review comment: one line, no mention, no HTML."""
-    from roofbot.render.markdown import md
 
     return str(md(text, 600))
 

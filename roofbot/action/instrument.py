@@ -12,7 +12,7 @@ own record pass, so:
   the records are checked twice: under the PR's instrument (its catalogue, its new pins) and
   under the base's (the base's catalogue files, no PR pins). `compare` lists what moved, and
   every record that passes only under the PR's instrument is *held*: the status is `failure`
-  until a maintainer approves the head (`roofbot.approval`).
+  until a maintainer approves the head (`roofbot.action.approval`).
 
 Pure functions over configs, trees and results, plus `BaseCatalogueTree`, the PR's tree with
 the base's catalogue files laid back over it."""

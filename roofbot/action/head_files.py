@@ -14,6 +14,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from roofbot.adapters.github import GitHubError
+from roofbot.adapters.github.protocol import GitHub
+
 LINK = "120000"
 SUBMODULE = "160000"
 
@@ -32,7 +35,7 @@ class HeadTree:
     """The head commit's git tree, read once (recursive), or folder by folder where GitHub
     truncated it."""
 
-    def __init__(self, client: Any, sha: str) -> None:
+    def __init__(self, client: GitHub, sha: str) -> None:
         self.client = client
         self.sha = sha
         self.entries, self.truncated = client.tree(sha)
@@ -56,9 +59,8 @@ class HeadTree:
         return None
 
 
-def read_head(client: Any, head_sha: str, paths: Iterable[str], limit: int) -> HeadFiles:
+def read_head(client: GitHub, head_sha: str, paths: Iterable[str], limit: int) -> HeadFiles:
     """Read `paths` at `head_sha`: modes from the tree, bytes from blobs by SHA."""
-    from roofbot.adapters.github_api import GitHubError
 
     out = HeadFiles()
     wanted = list(paths)

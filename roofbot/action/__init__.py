@@ -1,0 +1,16 @@
+"""`roofbot pr`, the GitHub Action, one module per concern; each imports only the ones below it:
+
+- main: the entrypoint, routes the event (a pull request, or a `/roofcheck` command)
+- command: `/roofcheck` in a comment: who may run it, what it runs
+- pull: one pull request checked and reported, start to end
+- publish: status, sticky comment, inline review, summary, annotations, outputs (posts)
+- evaluate: the Outcome (posts nothing), with chart, instrument, review, before_after
+- policy: base and PR configuration merged, instrument changes, the paths to check
+- gather: what the PR brings, from git or the API (head_files)
+- settings, event: the run's settings and the event it answers; approval, status: small parts
+
+`roofbot.action.main` is what the CLI's `roofbot pr` calls."""
+
+from roofbot.action.main import main
+
+__all__ = ["main"]
