@@ -12,8 +12,8 @@ ASIDES: tuple[Aside, ...] = (
         "link-width",
         _COUNTS,
         rx(
-            r"\b(?:\d+\s?[x×]\s?)?pcie\s*(?:gen\s?)?\d(?:\.\d)?(?:\s*[x×]\s?\d+)?(?:\s+lanes?)?"
-            r"|(?<![\w-])[x×]\d+\s+(?:lanes?|links?|slots?|pcie)\b|\bgen\s?\d\s*[x×]\d+\b"
+            r"pcie\s*(?:gen\s?)?\d(?:\.\d)?(?:\s*[x×]\s?\d+)?(?:\s+lanes?)?"
+            r"|[x×]\d+\s+(?:lanes?|links?|slots?|pcie)\b|gen\s?\d\s*[x×]\d+\b"
         ),
         "a PCIe link (its lanes and width), not accelerators",
         (
@@ -28,7 +28,7 @@ ASIDES: tuple[Aside, ...] = (
         "host-cpu",
         _COUNTS,
         rx(
-            r"\b\d+\s?[x×]\s?(?:(?:intel|amd)\s+)?(?:xeon|epyc|ryzen(?!\s+ai)|core\s+i\d|threadripper|"
+            r"(?=\d)(?<![\w.])\d+\s?[x×]\s?(?:(?:intel|amd)\s+)?(?:xeon|epyc|ryzen(?!\s+ai)|core\s+i\d|threadripper|"
             r"grace|cpus?|sockets?|nics?|ssds?|nvme|dimms?|ports?|nodes?|hosts?|servers?)\b"
             r"|\b\d+\s?[x×]\s?\d+\s?(?:gb|gbit|gbe|gb/s)\b|\b(?:dual|two|quad)[- ](?:socket|cpu)\b"
         ),
@@ -59,7 +59,7 @@ ASIDES: tuple[Aside, ...] = (
     Aside(
         "core-count",
         _COUNTS,
-        rx(r"\b\d+[- ]?(?:core|cu|sm|eu|xe-core|compute[- ]unit)s?\b|\b\d+c/\d+gpu\b"),
+        rx(r"(?=\d)(?<![\w.])\d+(?:[- ]?(?:core|cu|sm|eu|xe-core|compute[- ]unit)s?\b|c/\d+gpu\b)"),
         "a core or compute-unit count, not accelerators",
         ("16-core Metal 3 GPU", "Apple M4 Pro 12C/16GPU", "40-core GPU"),
         ("2 GPUs",),
@@ -103,8 +103,8 @@ ASIDES: tuple[Aside, ...] = (
         "kv-cache-format",
         frozenset({Kind.PRECISION}),
         rx(
-            r"\b(?:fp8|int8|fp16|bf16|fp4|nvfp4)\s+kv(?:[- ]cache)?\b|--kv-cache-dtype[= ]\w+"
-            r"|\bkv[- ]cache(?: dtype)?\s*(?:in|=|:|is|was)?\s*(?:fp8|int8|fp16|bf16)\b"
+            r"(?:fp8|int8|fp16|bf16|fp4|nvfp4)\s+kv(?:[- ]cache)?\b|--kv-cache-dtype[= ]\w+"
+            r"|kv[- ]cache(?: dtype)?\s*(?:in|=|:|is|was)?\s*(?:fp8|int8|fp16|bf16)\b"
         ),
         "the KV cache's format, not the precision the matrix math runs in",
         (

@@ -45,10 +45,10 @@ DENIALS: tuple[Cue, ...] = (
         "not-after",
         Stance.DENIED,
         rx(
-            r"\b(?:(?:was|were|is|are|been)\s+)?(?:not|never)\s+"
+            r"(?:(?:was|were|is|are|been)\s+)?(?:not|never)\s+"
             r"(?:enabled|used|stated|specified|disclosed|published|given|reported|on|active)\b"
-            r"|\b(?:was|were|is|are)\s+(?:all\s+)?(?:unknown|absent|omitted|disabled|off)\b"
-            r"|\b(?:unknown|unstated|disabled)\b(?=\s*(?:[,.;)]|$))"
+            r"|(?:was|were|is|are)\s+(?:all\s+)?(?:unknown|absent|omitted|disabled|off)\b"
+            r"|(?:unknown|unstated|disabled)\b(?=\s*(?:[,.;)]|$))"
         ),
         Scope.BEHIND,
         (
@@ -88,7 +88,7 @@ OTHER_RUNS: tuple[Cue, ...] = (
         "another-run",
         Stance.OTHER_RUN,
         rx(
-            r"\b(?:the same (?:model|post|write-up|submission|blog)|(?<!as the )sibling|counterpart|"
+            r"(?:the same (?:model|post|write-up|submission|blog)|(?<!as the )sibling|counterpart|"
             r"(?:an)?other (?:run|record|row|submission|point|system|configuration)s?|"
             r"(?:comparison|baseline|tradeoffs?|for reference|like-for-like|"
             r"corroborating context|context from|sanity check)|about the \S+ submission|"

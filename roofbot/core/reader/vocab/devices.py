@@ -195,9 +195,8 @@ PARALLELISM_RULES: tuple[Rule[str], ...] = (
         "tensor-split",
         Kind.PARALLELISM,
         rx(
-            r"(?<![\w-])-sm\s+(?:tensor|row)\b|--split-mode[= ](?:row|tensor)\b"
-            r"|\btensor[- ](?:parallel\w*|split)\b|(?<![\w-])tp\s*=?\s*\d+\b|(?<![\w-])tp\s*=\s*\d+"
-            r"|--tensor-parallel-size\b|(?<![\w-])-?-tp[= ]\d+|\btp_size[= ][2-9]"
+            r"-sm\s+(?:tensor|row)\b|--split-mode[= ](?:row|tensor)\b|tensor[- ](?:parallel\w*|split)\b"
+            r"|(?<![\w-])tp\s*=?\s*\d+\b|--tensor-parallel-size\b|-tp[= ]\d+|tp_size[= ][2-9]"
         ),
         const("tensor"),
         (

@@ -101,9 +101,7 @@ ACTIVE_RULE: Rule[float] = Rule(
 MOE_RULE: Rule[str] = Rule(
     "moe-word",
     Kind.MOE,
-    rx(
-        r"\bmoe\b|\bmixture[- ]of[- ]experts\b|\bexperts?\b|\bexpert[- ]parallel\w*|(?<![\w-])ep\s?=\s?\d+"
-    ),
+    rx(r"moe\b|mixture[- ]of[- ]experts\b|experts?\b|expert[- ]parallel\w*|(?<![\w-])ep\s?=\s?\d+"),
     const("moe"),
     (
         ("gpt-oss-120b MXFP4 MoE (59.02 GiB)", "moe"),
