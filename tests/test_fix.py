@@ -173,3 +173,21 @@ def test_a_memory_violation_names_the_bandwidth_that_makes_it_legal() -> None:
         bandwidth_gbps=stated(500.0),
     )  # fmt: skip
     assert "legal at ≥ 807 GB/s per part (it has 500)" in (fix_for(r) or "")
+
+
+def test_a_check_with_a_non_finite_figure_gives_no_fix_and_no_crash() -> None:
+    """Found by the JSON property test: a ceiling of NaN (a stranger's record can make a
+    figure non-finite) reached math.ceil."""
+    import math
+
+    from roofbot.core.fix import fix_for
+    from roofbot.core.results import CheckId, RecordResult, RoofCheck, Verdict
+
+    for bad in (math.nan, math.inf):
+        for applies in (True, False):
+            memory = RoofCheck(CheckId.MEMORY, applies, bad, 0.0, "", None, (), ())
+            batched = RoofCheck(CheckId.BATCHED, True, 10.0, 50.0, "", None, (), ())
+            for checks in ((memory,), (memory, batched)):
+                r = RecordResult("x", "x.json", Verdict.VIOLATION, checks=checks)
+                got = fix_for(r)
+                assert got is None or "nan" not in got.lower(), got

@@ -42,12 +42,21 @@ def _at_most(x: float) -> str:
 
 def _smallest_int(needed: float) -> int:
     """The smallest whole number at or above `needed` (a hair of float error forgiven)."""
-    return max(1, math.ceil(needed - 1e-9))
+    return max(1, math.ceil(needed - 1e-9)) if math.isfinite(needed) else 1
 
 
 def _over(r: RecordResult, stated_only: bool) -> RoofCheck | None:
+    """The applied check the record is furthest over; one whose figures are not finite numbers
+    (a stranger's record can make them so) has no inverse to give."""
     above = [
-        c for c in r.checks if c.applies and c.percent > 100.0 and not (stated_only and c.assumed)
+        c
+        for c in r.checks
+        if c.applies
+        and math.isfinite(c.ceiling)
+        and math.isfinite(c.value)
+        and c.percent > 100.0
+        and math.isfinite(c.percent)
+        and not (stated_only and c.assumed)
     ]
     return max(above, key=lambda c: c.percent) if above else None
 
