@@ -13,7 +13,7 @@ from roofbot.core.provenance import Basis, Input
 from roofbot.core.reader.reading import Reading
 from roofbot.core.reader.rule import Kind
 from roofbot.core.results import Message
-from roofbot.core.specificity import TIERS, choose, pinned
+from roofbot.core.specificity import choose, pinned
 
 LLAMA_CPP = frozenset({"llama-cpp", "llamacpp", "llama.cpp"})
 
@@ -191,11 +191,3 @@ def bandwidth(ctx: Context, found: Part) -> Bandwidth:
     if other is not None and other.value > cat.value:
         return Bandwidth(other, cat, why)
     return Bandwidth(cat, other, why)
-
-
-def device_kinds() -> Mapping[str, Kind]:
-    """The inputs this module reads from the text, for `explain`'s set-aside readings."""
-    return {"count": Kind.COUNT, "parallelism": Kind.PARALLELISM, "bandwidth_gbps": Kind.BANDWIDTH}
-
-
-__all__ = ["TIERS", "Bandwidth", "Context", "Part", "bandwidth", "count", "parallelism", "part"]
