@@ -17,7 +17,7 @@ from roofbot.core.results import Message, RecordResult, Report, Verdict
 
 if TYPE_CHECKING:
     from roofbot.adapters.repo import Repository
-    from roofbot.changes import FileChange
+    from roofbot.core.changes import FileChange
 
 _PATH = re.compile(r"[\w.\-/]+\.json")
 
@@ -56,7 +56,7 @@ def mark(result: RecordResult, problems: Mapping[str, str]) -> RecordResult:
 def invalid_changed_catalogue(repo: Repository, changed: Iterable[FileChange]) -> list[str]:
     """The failing catalogue files a pull request adds or changes (the catalogue is built
     only when it changes a catalogue file)."""
-    from roofbot.adapters.git import catalogue_kind
+    from roofbot.core.changes import catalogue_kind
 
     paths = [f.path for f in changed if f.status != "deleted"]
     touched = [p for p in paths if catalogue_kind(p, repo.config.catalogue)]

@@ -232,7 +232,8 @@ def _reader(repository: Repository) -> Callable[[str], bytes | None]:
 def _changed_records(repository, rels: list[str]) -> list[str]:  # type: ignore[no-untyped-def]
     """The records a change set touches: changed records, and the records referencing a
     changed catalogue record; every record when the config or a schema changed."""
-    from roofbot.adapters.git import catalogue_kind, dependents
+    from roofbot.adapters.repo import dependents
+    from roofbot.core.changes import catalogue_kind
     from roofbot.engine import stem
 
     repository.catalogue()  # built: its failing files are known

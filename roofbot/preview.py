@@ -15,7 +15,8 @@ from roofbot.action.evaluate import Outcome, evaluate
 from roofbot.action.event import PullEvent
 from roofbot.action.gather import gather_git
 from roofbot.action.settings import Settings
-from roofbot.adapters.git import GitError, GitTree, git
+from roofbot.adapters.git import GitError, git
+from roofbot.adapters.git_tree import GitTree
 from roofbot.adapters.repo import CONFIG_NAME
 from roofbot.core.results import Verdict
 

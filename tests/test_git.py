@@ -10,17 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from roofbot.adapters.git import (
-    Entry,
-    GitTree,
-    changed_files,
-    dependents,
-    has_commit,
-    parse_raw_diff,
-    references,
-)
-from roofbot.adapters.repo import Repository
+from roofbot.adapters.git import changed_files, has_commit, parse_raw_diff
+from roofbot.adapters.git_tree import Entry, GitTree
+from roofbot.adapters.repo import Repository, dependents
 from roofbot.adapters.tree import TreeError
+from roofbot.core.changes import references
 from roofbot.core.config import Config
 from roofbot.engine import run_check
 
@@ -238,8 +232,8 @@ def test_read_many_matches_read_one_by_one(pull: tuple[Path, str, str]) -> None:
 
 
 def test_record_globs_never_cross_a_folder() -> None:
-    from roofbot.adapters.git import matches_any
-    from roofbot.adapters.tree import path_matches, too_big
+    from roofbot.adapters.tree import too_big
+    from roofbot.core.changes import matches_any, path_matches
 
     assert path_matches("data/benchmarks/x.json", "data/benchmarks/*.json")
     assert not path_matches("data/benchmarks/sub/x.json", "data/benchmarks/*.json")

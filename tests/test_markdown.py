@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from roofbot.adapters.repo import Repository
-from roofbot.changes import Changes, FileChange, InstrumentChange
+from roofbot.core.changes import Changes, FileChange, InstrumentChange
 from roofbot.core.provenance import Basis, Input
 from roofbot.core.results import (
     Calibration,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from roofbot.changes import Changes, FileChange, InstrumentChange
+from roofbot.core.changes import Changes, FileChange, InstrumentChange
 from roofbot.core.results import Calibration, Message, RecordResult, Report, Verdict
 from roofbot.render.markdown import MARKER, cut_points, fit, html_text, md, render_report
 

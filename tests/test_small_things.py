@@ -14,7 +14,7 @@ from pathlib import Path
 from conftest import FIXTURES, by_id
 
 from roofbot.action.evaluate import describe
-from roofbot.changes import Changes
+from roofbot.core.changes import Changes
 from roofbot.core.results import Calibration, Report
 from roofbot.render.markdown import render_report
 

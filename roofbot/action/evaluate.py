@@ -17,11 +17,10 @@ from roofbot.action.gather import Gathered, is_relevant
 from roofbot.action.policy import instrument_changes, merge_config, paths_to_check
 from roofbot.action.settings import COMMENT_BUDGET, SUMMARY_BUDGET, SUMMARY_BYTES, Settings
 from roofbot.adapters import actions as A
-from roofbot.adapters.git import matches_any
 from roofbot.adapters.repo import Repository, load_config_text
 from roofbot.adapters.schemas import Schemas
 from roofbot.catalogue_check import invalid_changed_catalogue, with_catalogue_errors
-from roofbot.changes import Changes, FileChange, InstrumentChange
+from roofbot.core.changes import Changes, FileChange, InstrumentChange, matches_any
 from roofbot.core.compare import Comparison
 from roofbot.core.config import Config, ConfigError
 from roofbot.core.provenance import clip

@@ -11,19 +11,15 @@ from typing import Literal, TextIO
 from roofbot.action.head_files import read_head
 from roofbot.action.settings import MAX_API_FILES, Settings
 from roofbot.adapters import actions as A
-from roofbot.adapters.git import (
-    GitTree,
-    catalogue_kind,
-    changed_files,
-    matches_any,
-)
+from roofbot.adapters.git import changed_files
+from roofbot.adapters.git_tree import GitTree
 from roofbot.adapters.github import MAX_COMPARE_FILES
 from roofbot.adapters.github.protocol import GitHub
 from roofbot.adapters.jsonfile import MAX_BYTES
 from roofbot.adapters.overlay import OverlayTree
 from roofbot.adapters.repo import MAX_CONFIG_BYTES
 from roofbot.adapters.tree import FolderTree, Tree, TreeError
-from roofbot.changes import FileChange
+from roofbot.core.changes import FileChange, catalogue_kind, matches_any
 from roofbot.core.config import Config
 
 

@@ -26,10 +26,9 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from roofbot.adapters.git import catalogue_kind, matches_any
 from roofbot.adapters.jsonfile import MAX_BYTES
 from roofbot.adapters.tree import Tree, TreeError
-from roofbot.changes import FileChange, InstrumentChange
+from roofbot.core.changes import FileChange, InstrumentChange, catalogue_kind, matches_any
 from roofbot.core.config import Config
 from roofbot.core.results import RecordResult, Report, Verdict, fails
 

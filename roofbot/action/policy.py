@@ -6,13 +6,8 @@ from __future__ import annotations
 import os
 
 from roofbot.action import instrument as instr
-from roofbot.adapters.git import (
-    catalogue_kind,
-    dependents,
-    matches_any,
-)
-from roofbot.adapters.repo import Repository
-from roofbot.changes import FileChange, InstrumentChange
+from roofbot.adapters.repo import Repository, dependents
+from roofbot.core.changes import FileChange, InstrumentChange, catalogue_kind, matches_any
 from roofbot.core.config import Config
 from roofbot.core.results import Verdict
 

@@ -22,11 +22,8 @@ from roofbot.action.publish import (
 )
 from roofbot.action.settings import Settings, report_file
 from roofbot.adapters import actions as A
-from roofbot.adapters.git import (
-    GitError,
-    GitTree,
-    has_commit,
-)
+from roofbot.adapters.git import GitError, has_commit
+from roofbot.adapters.git_tree import GitTree
 from roofbot.adapters.github import GitHubClient, GitHubError
 from roofbot.adapters.github.protocol import GitHub
 from roofbot.adapters.repo import load_config_text

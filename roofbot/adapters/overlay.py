@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from roofbot.adapters.git import matches_any
 from roofbot.adapters.tree import Tree, TreeError
+from roofbot.core.changes import matches_any
 
 
 class OverlayTree:

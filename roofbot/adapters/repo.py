@@ -13,8 +13,9 @@ import yaml
 
 from roofbot.adapters.jsonfile import MAX_BYTES, Parsed, RecordFileError, parse_record_bytes
 from roofbot.adapters.schemas import Schemas
-from roofbot.adapters.tree import FolderTree, Tree, TreeError, path_matches
+from roofbot.adapters.tree import FolderTree, Tree, TreeError
 from roofbot.core.catalogue import Catalogue, build_catalogue
+from roofbot.core.changes import REFERABLE, path_matches, references
 from roofbot.core.check import MAX_SIBLINGS
 from roofbot.core.config import Config, ConfigError, parse_config
 from roofbot.core.reader.reading import record_texts
@@ -233,3 +234,44 @@ class Repository:
                 if problem:
                     self.catalogue_problems[path] = problem
                 yield parsed.data
+
+
+# ------------------------------------------------------------------ dependents
+
+
+def dependents(
+    tree: Tree,
+    record_paths: Iterable[str],
+    changed: set[tuple[str, str]],
+    catalogue: Catalogue,
+) -> list[str]:
+    """Benchmark record paths whose references meet `changed` ((kind, id) pairs). Scans the
+    record files once, looking only for the kinds that changed; none when no kind a record
+    refers to changed (a gotcha)."""
+    kinds = frozenset(kind for kind, _ in changed) & REFERABLE
+    if not kinds:
+        return []
+    paths = list(record_paths)
+    read_many = getattr(tree, "read_many", None)
+    if read_many is not None:  # a git tree: one batched pass over the object database
+        contents: Iterable[tuple[str, bytes | TreeError]] = read_many(paths, MAX_BYTES)
+    else:
+        contents = ((p, _read_or_error(tree, p)) for p in paths)
+    out = []
+    for path, raw in contents:
+        if isinstance(raw, TreeError):
+            continue
+        try:
+            data = parse_record_bytes(raw).data
+        except RecordFileError:
+            continue
+        if references(data, catalogue, kinds) & changed:
+            out.append(path)
+    return out
+
+
+def _read_or_error(tree: Tree, path: str) -> bytes | TreeError:
+    try:
+        return tree.read(path, MAX_BYTES)
+    except TreeError as e:
+        return e

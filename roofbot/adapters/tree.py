@@ -9,6 +9,8 @@ import stat
 from pathlib import Path, PurePosixPath
 from typing import Protocol
 
+from roofbot.core.changes import path_matches
+
 
 class TreeError(ValueError):
     """A path can't be read from the tree; the message says why."""
@@ -41,15 +43,6 @@ def too_big(path: str, size: int, limit: int) -> str:
     """The message for a file over the size limit, in units that fit both numbers."""
     unit, scale = ("MiB", 1 << 20) if limit >= 1 << 20 else ("KiB", 1 << 10)
     return f"{path} is {size / scale:.1f} {unit}, over the {limit / scale:g} {unit} limit for one record"
-
-
-def path_matches(path: str, pattern: str) -> bool:
-    """Glob matching by path segment: `*` never crosses a `/`, so "data/benchmarks/*.json"
-    names the records of that folder and not those of a subfolder (as the tree listings do)."""
-    parts, pats = path.split("/"), pattern.split("/")
-    return len(parts) == len(pats) and all(
-        fnmatch.fnmatchcase(a, b) for a, b in zip(parts, pats, strict=True)
-    )
 
 
 def read_or_none(tree: Tree, path: str, limit: int) -> bytes | None:

@@ -24,7 +24,7 @@ import jinja2
 import jinja2.sandbox
 import markupsafe
 
-from roofbot.changes import Changes
+from roofbot.core.changes import Changes
 from roofbot.core.compare import Comparison, Delta
 from roofbot.core.fix import fix_for
 from roofbot.core.provenance import Input

@@ -26,7 +26,7 @@ from roofbot.adapters.overlay import OverlayTree
 from roofbot.adapters.repo import CONFIG_NAME, Repository, load_config_text
 from roofbot.adapters.schemas import Schemas
 from roofbot.adapters.tree import FolderTree
-from roofbot.changes import Changes, FileChange
+from roofbot.core.changes import Changes, FileChange
 from roofbot.core.config import Config, ConfigError
 from roofbot.core.results import Verdict
 from roofbot.engine import run_check
