@@ -1,53 +1,123 @@
-"""Start-up: `roofbot --version` and `roofbot check` on one record, against `python -c pass`,
-measured side by side (interleaved, median of N), and the heaviest imports of the check
-(`python -X importtime`). Prints ratios; never asserts a time.
+"""Start-up: `roofbot --version`, `roofbot check` on one record, and the pre-commit hook's
+entry (`roofbot check --changed FILES`, .pre-commit-hooks.yaml) on 1 and 3 changed records of a
+git repository made from fixtures/, against `python -c pass`, measured side by side
+(interleaved, median of N), and the heaviest imports of the hook (`python -X importtime`).
+Prints ratios; never asserts a time.
 
-    python bench/bench_startup.py [N]      # default 15 runs each
+    python bench/bench_startup.py [N] [--against DIR]
+
+N: runs of each (default 15). --against DIR: another checkout's `roofbot` package folder's
+parent (e.g. `git worktree add /tmp/before main`), timed in the same rounds, interleaved, with
+PYTHONPATH=DIR. Every run may write bytecode (as an installed package has it), and one untimed
+run of each command comes first.
 """
 
 from __future__ import annotations
 
+import argparse
+import json
+import os
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 ONE = ["check", "--repo", str(ROOT / "fixtures"),
        "data/benchmarks/mpt7b-a100-bs1-per-user-decode-tps.json", "--no-calibration"]  # fmt: skip
-COMMANDS = {
-    "python -c pass": [sys.executable, "-c", "pass"],
-    "roofbot --version": [sys.executable, "-m", "roofbot", "--version"],
-    "roofbot check (1 record)": [sys.executable, "-m", "roofbot", *ONE],
-}
+SCRIPT = Path(sys.executable).with_name("roofbot")
+ROOFBOT = [str(SCRIPT)] if SCRIPT.is_file() else [sys.executable, "-m", "roofbot"]
+"""The console script, as pre-commit and a user run it (else `python -m roofbot`)."""
 
 
-def main() -> None:
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 15
-    times: dict[str, list[float]] = {k: [] for k in COMMANDS}
-    for _ in range(n):
-        for name, cmd in COMMANDS.items():
-            t = time.perf_counter()
-            subprocess.run(cmd, capture_output=True, check=False)
-            times[name].append(time.perf_counter() - t)
-    base = statistics.median(times["python -c pass"])
-    for name, ts in times.items():
-        m = statistics.median(ts)
-        print(f"{name:<26} {m * 1000:7.0f} ms  {m / base:5.2f}x python -c pass")
-    out = subprocess.run([sys.executable, "-X", "importtime", "-m", "roofbot", *ONE],
-                         capture_output=True, text=True, check=False).stderr  # fmt: skip
+def git_fixtures(where: Path) -> Path:
+    """fixtures/ (without its broken corner) committed to a new git repository."""
+    repo = where / "records"
+    shutil.copytree(ROOT / "fixtures", repo, ignore=shutil.ignore_patterns("broken"))
+    env = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b",
+           "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@b"}  # fmt: skip
+    for cmd in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "fixtures"]):
+        subprocess.run(["git", *cmd], cwd=repo, env=env, check=True)
+    return repo
+
+
+def roofed(repo: Path, k: int) -> list[str]:
+    """The first `k` records a roof applies to: the hook's usual work."""
+    out = subprocess.run([*ROOFBOT, "check", "--repo", str(repo), "--format", "json"],
+                         capture_output=True, text=True, check=False).stdout  # fmt: skip
+    return [r["path"] for r in json.loads(out)["records"] if r["checks"]][:k]
+
+
+def commands(repo: Path) -> dict[str, list[str]]:
+    hook = [*ROOFBOT, "check", "--changed"]
+    return {
+        "python -c pass": [sys.executable, "-c", "pass"],
+        "roofbot --version": [*ROOFBOT, "--version"],
+        "roofbot check (1 record)": [*ROOFBOT, *ONE],
+        "pre-commit, 1 changed record": [*hook, *roofed(repo, 1)],
+        "pre-commit, 3 changed records": [*hook, *roofed(repo, 3)],
+    }
+
+
+def timed(cmds: dict[str, list[str]], envs: dict[str, dict[str, str]], repo: Path, n: int):  # type: ignore[no-untyped-def]
+    times: dict[tuple[str, str], list[float]] = {(e, k): [] for e in envs for k in cmds}
+    for rnd in range(n + 1):  # round 0 writes the bytecode and is not counted
+        for e, env in envs.items():
+            for name, cmd in cmds.items():
+                t = time.perf_counter()
+                subprocess.run(cmd, capture_output=True, check=False, cwd=repo, env=env)
+                if rnd:
+                    times[(e, name)].append(time.perf_counter() - t)
+    return times
+
+
+def heaviest(cmd: list[str], repo: Path, env: dict[str, str]) -> None:
+    args = [sys.executable, "-X", "importtime", "-m", "roofbot", *cmd[len(ROOFBOT) :]]
+    out = subprocess.run(args, capture_output=True,
+                         text=True, check=False, cwd=repo, env=env).stderr  # fmt: skip
     rows = []
     for line in out.splitlines():
         parts = line.split("|")
         if len(parts) == 3 and parts[1].strip().isdigit():
             rows.append((int(parts[1]), parts[2].rstrip()))
-    print("\nheaviest imports of `roofbot check` (cumulative microseconds):")
-    for us, name in sorted(rows, reverse=True)[:12]:
+    top = sum(us for us, name in rows if not name.startswith("  "))
+    print(f"\nheaviest imports of the hook, 1 record (cumulative µs; {top} µs in all):")
+    for us, name in sorted(rows, reverse=True)[:14]:
         print(f"{us:9d}  {name}")
     loaded = {name.strip() for _, name in rows}
-    for heavy in ("github", "jinja2", "jsonschema", "matplotlib"):
-        print(f"{heavy:<11} imported by `check`: {'yes' if heavy in loaded else 'no'}")
+    for heavy in ("github", "jinja2", "jsonschema", "yaml", "roofbot.adapters.git",
+                  "roofbot.action", "roofbot.render.markdown", "matplotlib"):  # fmt: skip
+        print(f"{heavy:<24} imported by the hook: {'yes' if heavy in loaded else 'no'}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("n", nargs="?", type=int, default=15)
+    ap.add_argument("--against", type=Path, default=None)
+    opts = ap.parse_args()
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    envs = {"this checkout": env}
+    if opts.against is not None:
+        envs[str(opts.against)] = {**env, "PYTHONPATH": str(opts.against.resolve())}
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = git_fixtures(Path(tmp))
+        cmds = commands(repo)
+        times = timed(cmds, envs, repo, opts.n)
+        base = statistics.median(times[(next(iter(envs)), "python -c pass")])
+        print(f"median of {opts.n}; ratios to `python -c pass` ({base * 1000:.0f} ms)")
+        print(f"{'':<31}" + "".join(f"{e[-24:]:>26}" for e in envs))
+        for name in cmds:
+            cells = []
+            for e in envs:
+                m = statistics.median(times[(e, name)])
+                cells.append(f"{m * 1000:7.0f} ms {m / base:6.2f}x")
+            print(f"{name:<31}" + "".join(f"{c:>26}" for c in cells))
+        for e, env_e in envs.items():
+            print(f"\n-- {e}")
+            heaviest(cmds["pre-commit, 1 changed record"], repo, env_e)
 
 
 if __name__ == "__main__":
