@@ -10,7 +10,6 @@ records it holds, and what a user names on the command line (a record's id or it
 
 from __future__ import annotations
 
-import difflib
 import posixpath
 from collections.abc import Iterable
 from pathlib import Path
@@ -85,6 +84,8 @@ def record_ids(repository: Repository) -> list[str]:
 
 def did_you_mean(name: str, ids: Iterable[str]) -> str:
     """ " (did you mean a or b?)" from the closest of `ids`, or ""."""
+    import difflib
+
     close = difflib.get_close_matches(name, list(ids), n=3, cutoff=0.6)
     if not close:
         return ""
@@ -103,10 +104,7 @@ def record_path(repository: Repository, name: str, root: Path, cwd: Path | None 
     given = Path(name)
     on_disk = given if given.is_absolute() else here / given
     if on_disk.exists():
-        try:
-            return on_disk.resolve().relative_to(root.resolve()).as_posix()
-        except ValueError:
-            raise LocateError(f"{name} is not inside the repository {root}") from None
+        return inside(on_disk, root, name)
     if repository.tree.exists(name):
         return name
     if looks_like_id(name):
@@ -120,6 +118,22 @@ def record_path(repository: Repository, name: str, root: Path, cwd: Path | None 
     stem = posixpath.splitext(posixpath.basename(name))[0]
     hint = did_you_mean(stem, record_ids(repository))
     raise LocateError(f"no such file: {name} (in {here} or {root}){hint}")
+
+
+def inside(path: Path, root: Path, name: str) -> str:
+    """`path`, a file on disk that the user called `name`, relative to the repository's root;
+    LocateError when it is outside the repository."""
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        raise LocateError(f"{name} is not inside the repository {root}") from None
+
+
+def changed_path(name: str, root: Path) -> str:
+    """A changed file as pre-commit names it (from the current folder, which is the root), or
+    absolute, relative to the root; a name that is not on disk (a deletion) is kept as given."""
+    given = Path(name)
+    return inside(given, root, name) if given.is_absolute() or given.exists() else name
 
 
 def expand(repository: Repository, name: str, root: Path) -> list[str]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import re
-import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,6 +76,8 @@ def write_outputs(env: Mapping[str, str], values: Mapping[str, str]) -> None:
     target = env.get("GITHUB_OUTPUT")
     if not target:
         return
+    import secrets  # hashlib and hmac with it: not for the CLI, which only neutralises text
+
     with open(target, "a", encoding="utf-8") as fh:
         for name, value in values.items():
             if not _NAME.fullmatch(name):

@@ -1,0 +1,178 @@
+"""`roofbot check`: check records (all, the ones named, or those a change set touches, as the
+pre-commit hook passes them) and print the report in the format asked for. Only the chosen
+format's renderer is imported."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from roofbot.cli.common import (
+    file_reader,
+    named_records,
+    neutral,
+    open_repository,
+    repo_option,
+    usage_errors,
+    verdicts,
+)
+
+if TYPE_CHECKING:
+    from roofbot.adapters.repo import Repository
+    from roofbot.core.results import Report
+
+FORMATS = ("text", "json", "markdown", "sarif", "github")
+
+
+@click.command()
+@click.argument("paths", nargs=-1)
+@repo_option
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default=None,
+    help="Output format. [default: text; github when GITHUB_ACTIONS is set]",
+)
+@click.option("--no-calibration", is_flag=True, help="Skip the calibration set.")
+@click.option(
+    "--fail-on",
+    "fail_on",
+    default=None,
+    metavar="VERDICTS",
+    help="The verdicts that fail the run, comma- or space-separated (error, violation, suspect, "
+    "unchecked, pass, skipped), as the action's fail-on input. [default: fail_on in "
+    ".roofbot.yml, else violation,error]",
+)
+@click.option(
+    "--changed",
+    is_flag=True,
+    help="PATHS are changed files (as pre-commit passes them): check the benchmark records "
+    "among them and the records that reference a changed catalogue record; a changed "
+    ".roofbot.yml or schema checks every record; other files are ignored.",
+)
+@click.option(
+    "-q", "--quiet", is_flag=True, help="Only what fails the run and the summary; no progress bar."
+)
+@click.option(
+    "-v", "--verbose", is_flag=True, help="Every record with its messages, traps and location."
+)
+def check(
+    paths: tuple[str, ...],
+    repo: Path,
+    fmt: str | None,
+    no_calibration: bool,
+    fail_on: str | None,
+    changed: bool,
+    quiet: bool,
+    verbose: bool,
+) -> None:
+    """Check PATHS (default: every benchmark record) and exit 0 ok, 1 not ok, 2 usage error.
+
+    Example: roofbot check --repo fixtures data/benchmarks/mpt7b-a100-bs1-per-user-decode-tps.json
+    """
+    if quiet and verbose:
+        raise click.UsageError("--quiet and --verbose exclude each other")
+    if fmt is None:
+        fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
+    root, repository = open_repository(repo)
+    if fail_on is not None:
+        import dataclasses
+
+        repository.config = dataclasses.replace(repository.config, fail_on=verdicts(fail_on))
+    if changed:
+        from roofbot.locate import changed_path
+
+        with usage_errors():
+            named = [changed_path(p, root) for p in paths]
+        rels: list[str] | None = changed_records(repository, named)
+    else:
+        rels = named_records(repository, paths, root) or None
+    report = _run(repository, rels, calibration=not no_calibration, quiet=quiet)
+    text = render(fmt, report, repository, root, quiet=quiet, verbose=verbose)
+    # text and Markdown print a record's paths and ids: never a workflow command in a job log
+    # (json and sarif are data; github escapes every value itself)
+    click.echo(neutral(text) if fmt in ("text", "markdown") else text, nl=False)
+    sys.exit(0 if report.ok else 1)
+
+
+def _run(
+    repository: Repository, rels: list[str] | None, *, calibration: bool, quiet: bool
+) -> Report:
+    """The check of `rels` (None: every record), with a progress bar on a terminal."""
+    from roofbot.engine import run_check
+    from roofbot.progress import progress_for
+
+    bar = progress_for(sys.stderr, quiet)
+    try:
+        return run_check(repository, rels, calibration=calibration, progress=bar)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def render(
+    fmt: str, report: Report, repository: Repository, root: Path, *, quiet: bool, verbose: bool
+) -> str:
+    """The report in `fmt`; each format's renderer is imported only when it is chosen."""
+    from roofbot.links import gotcha_paths
+
+    links = gotcha_paths(repository.config, repository.catalogue())
+    if fmt == "json":
+        from roofbot.render import json_report
+
+        return json_report.dumps(report, links)
+    if fmt == "markdown":
+        from roofbot.render.markdown import render_report
+
+        return render_report(report, links) + "\n"
+    from roofbot.render.findings import by_record, findings
+
+    items = findings(report, file_reader(repository), _config_text(root))
+    if fmt == "sarif":
+        from roofbot.render import sarif
+
+        return sarif.dumps(items, links, report.ok)
+    if fmt == "github":
+        from roofbot.render.github import render_github
+
+        return render_github(report, items, quiet, verbose)
+    from roofbot.render.text import render_text
+
+    return render_text(
+        report, color=sys.stdout.isatty(), verbose=verbose, quiet=quiet, found=by_record(items)
+    )
+
+
+def _config_text(root: Path) -> str | None:
+    """`.roofbot.yml`'s text, for the lines of findings about it (None: no such file)."""
+    cfg = root / ".roofbot.yml"
+    return cfg.read_text("utf-8", "replace") if cfg.is_file() and not cfg.is_symlink() else None
+
+
+def changed_records(repository: Repository, rels: list[str]) -> list[str]:
+    """The records a change set touches: changed records, and the records referencing a
+    changed catalogue record; every record when the config or a schema changed."""
+    from roofbot.adapters.repo import dependents
+    from roofbot.core.changes import catalogue_kind
+    from roofbot.engine import stem
+
+    repository.catalogue()  # built: its failing files are known
+    problems = repository.catalogue_problems
+    if any(p == ".roofbot.yml" or p.startswith("schemas/") for p in rels):
+        return list(repository.record_paths()) + sorted(problems)
+    records = [p for p in rels if repository.is_record_path(p)]
+    refs = {
+        (kind, stem(p))
+        for p in rels
+        if p not in records and (kind := catalogue_kind(p, repository.config.catalogue))
+    }
+    invalid = [p for p in rels if p in problems]  # reported on the catalogue file itself
+    if not refs:
+        return records + invalid
+    others = [p for p in repository.record_paths() if p not in records]
+    return records + dependents(repository.tree, others, refs, repository.catalogue()) + invalid
