@@ -206,3 +206,27 @@ def test_a_pin_that_points_at_nothing_is_a_config_error(tmp_path: Path) -> None:
     assert out.returncode == 2, out.stdout
     assert f"pins: {rid}: accelerator 'nvidia-a100-40gb-sxm' is not in the catalogue" in out.stderr
     assert "did you mean nvidia-a100-40gb-sxm4" in out.stderr
+
+
+def loaded_by(*args: str) -> set[str]:
+    """The modules a `roofbot` run has imported by its end."""
+    code = ("import sys\nfrom roofbot.cli import main\nmain(sys.argv[1:])\n"
+            "sys.stderr.write('\\n' + '\\n'.join(sorted(sys.modules)))\n")  # fmt: skip
+    proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
+                          timeout=120, check=False)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    return set(proc.stderr.split("\n"))
+
+
+def test_check_imports_only_what_its_format_uses() -> None:
+    """Start-up is the pre-commit hook's whole cost: `check` loads neither GitHub, git, the
+    action, Jinja nor a renderer the chosen format does not use."""
+    one = "data/benchmarks/mpt7b-a100-bs1-per-user-decode-tps.json"
+    unused = {"github", "jinja2", "matplotlib", "roofbot.action", "roofbot.adapters.git",
+              "roofbot.adapters.git_tree", "roofbot.render.markdown", "roofbot.preview"}  # fmt: skip
+    text = loaded_by("check", "--repo", str(FIXTURES), "--changed", one)
+    assert "roofbot.render.text" in text and "jsonschema" in text  # the check did run
+    assert text & (unused | {"roofbot.render.json_report", "roofbot.render.sarif"}) == set()
+    as_json = loaded_by("check", "--repo", str(FIXTURES), "--format", "json", one)
+    assert "roofbot.render.json_report" in as_json
+    assert as_json & (unused | {"roofbot.render.text", "roofbot.render.sarif"}) == set()

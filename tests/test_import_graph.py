@@ -120,3 +120,23 @@ def test_nothing_below_the_action_imports_it() -> None:
     ]
     upward = {(n, t) for n in below for t in edges[n] if t.startswith("roofbot.action")}
     assert upward == set()
+
+
+def test_nothing_below_the_cli_imports_it() -> None:
+    """Only `python -m roofbot` (roofbot/__main__.py) starts the CLI."""
+    edges = graph()
+    upward = {(n, t) for n, ts in edges.items() if not n.startswith("roofbot.cli")
+              and n != "roofbot.__main__" for t in ts if t.startswith("roofbot.cli")}  # fmt: skip
+    assert upward == set()
+
+
+def test_the_git_adapter_is_git_only() -> None:
+    """git.py runs git and reads its diff, git_tree.py reads a commit's files: neither reads
+    records, the catalogue or the config (that is the repository's and the change set's)."""
+    edges = graph()
+    assert edges["roofbot.adapters.git"] <= {"roofbot.core.changes"}
+    assert edges["roofbot.adapters.git_tree"] <= {
+        "roofbot.adapters.git",
+        "roofbot.adapters.tree",
+        "roofbot.core.changes",
+    }
