@@ -4,12 +4,14 @@ git repository made from fixtures/, against `python -c pass`, measured side by s
 (interleaved, median of N), and the heaviest imports of the hook (`python -X importtime`).
 Prints ratios; never asserts a time.
 
-    python bench/bench_startup.py [N] [--against DIR]
+    python bench/bench_startup.py [N] [--against DIR]... [--records DIR]
 
-N: runs of each (default 15). --against DIR: another checkout's `roofbot` package folder's
-parent (e.g. `git worktree add /tmp/before main`), timed in the same rounds, interleaved, with
-PYTHONPATH=DIR. Every run may write bytecode (as an installed package has it), and one untimed
-run of each command comes first.
+N: runs of each (default 15). --against DIR (repeatable): another checkout's `roofbot` package
+folder's parent (e.g. `git worktree add /tmp/before main`), timed in the same rounds,
+interleaved, with PYTHONPATH=DIR. Compare checkouts on one file system: where the files lie
+moves start-up by several percent. --records DIR: the hook runs in a git repository made from
+DIR (e.g. the users' corpus) instead of fixtures/. Every run may write bytecode (as an
+installed package has it), and one untimed run of each command comes first.
 """
 
 from __future__ import annotations
@@ -33,13 +35,14 @@ ROOFBOT = [str(SCRIPT)] if SCRIPT.is_file() else [sys.executable, "-m", "roofbot
 """The console script, as pre-commit and a user run it (else `python -m roofbot`)."""
 
 
-def git_fixtures(where: Path) -> Path:
-    """fixtures/ (without its broken corner) committed to a new git repository."""
+def git_records(src: Path, where: Path) -> Path:
+    """A records repository (fixtures/ without its broken corner, by default) committed to a
+    new git repository."""
     repo = where / "records"
-    shutil.copytree(ROOT / "fixtures", repo, ignore=shutil.ignore_patterns("broken"))
+    shutil.copytree(src, repo, ignore=shutil.ignore_patterns("broken", ".git"))
     env = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b",
            "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@b"}  # fmt: skip
-    for cmd in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "fixtures"]):
+    for cmd in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "records"]):
         subprocess.run(["git", *cmd], cwd=repo, env=env, check=True)
     return repo
 
@@ -122,14 +125,15 @@ def heaviest(cmd: list[str], repo: Path, env: dict[str, str]) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("n", nargs="?", type=int, default=15)
-    ap.add_argument("--against", type=Path, default=None)
+    ap.add_argument("--against", type=Path, action="append", default=[])
+    ap.add_argument("--records", type=Path, default=ROOT / "fixtures")
     opts = ap.parse_args()
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     envs = {"this checkout": env}
-    if opts.against is not None:
-        envs[str(opts.against)] = {**env, "PYTHONPATH": str(opts.against.resolve())}
+    for other in opts.against:
+        envs[str(other)] = {**env, "PYTHONPATH": str(other.resolve())}
     with tempfile.TemporaryDirectory() as tmp:
-        repo = git_fixtures(Path(tmp))
+        repo = git_records(opts.records, Path(tmp))
         cmds = commands(repo)
         times = timed(cmds, envs, repo, opts.n)
         table(times, list(envs), list(cmds), 0, "wall time")
