@@ -4,14 +4,15 @@ git repository made from fixtures/, against `python -c pass`, measured side by s
 (interleaved, median of N), and the heaviest imports of the hook (`python -X importtime`).
 Prints ratios; never asserts a time.
 
-    python bench/bench_startup.py [N] [--against DIR]... [--records DIR]
+    python bench/bench_startup.py [N] [--against DIR]... [--records DIR] [--stages]
 
 N: runs of each (default 15). --against DIR (repeatable): another checkout's `roofbot` package
 folder's parent (e.g. `git worktree add /tmp/before main`), timed in the same rounds,
 interleaved, with PYTHONPATH=DIR. Compare checkouts on one file system: where the files lie
 moves start-up by several percent. --records DIR: the hook runs in a git repository made from
 DIR (e.g. the users' corpus) instead of fixtures/. Every run may write bytecode (as an
-installed package has it), and one untimed run of each command comes first.
+installed package has it), and one untimed run of each command comes first. --stages: also
+the hook's stages on 1 record, timed inside one process (the least of N processes each).
 """
 
 from __future__ import annotations
@@ -122,11 +123,55 @@ def heaviest(cmd: list[str], repo: Path, env: dict[str, str]) -> None:
         print(f"{heavy:<24} imported by the hook: {'yes' if heavy in loaded else 'no'}")
 
 
+STAGES = """
+import sys, time
+from pathlib import Path
+marks = [("", time.perf_counter())]
+def mark(name): marks.append((name, time.perf_counter()))
+import click; mark("import click")
+import roofbot.cli; mark("import roofbot.cli (every command's module)")
+import roofbot.engine, roofbot.locate, roofbot.pins; mark("import roofbot's core, adapters (yaml)")
+from roofbot.adapters.repo import Repository
+from roofbot.cli.check import changed_records, render, _run
+from roofbot.locate import find_root, require_records
+from roofbot.pins import pin_problems
+root = find_root(Path("."))
+repository = Repository.open(root); mark("open the repository (.roofbot.yml)")
+import jsonschema; mark("import jsonschema")
+for t in ("accelerator", "model", "quantization", "gotcha", "benchmark"):
+    repository.schemas.validator(t)
+mark("check_schema: the 5 schemas against their metaschema")
+repository.catalogue(); mark("the catalogue: read and validate its files")
+require_records(repository, root); pin_problems(repository); mark("the records glob, the pins")
+rels = changed_records(repository, sys.argv[1:]); mark("the records the change touches")
+report = _run(repository, rels, calibration=True, quiet=True); mark("check them and calibrate")
+render("text", report, repository, root, quiet=False, verbose=False); mark("render the text")
+for (_, a), (name, b) in zip(marks, marks[1:]):
+    print(f"{name}\t{(b - a) * 1000:.2f}")
+"""
+
+
+def stages(files: list[str], repo: Path, env: dict[str, str], n: int) -> None:
+    """The hook's stages inside one process: the least of `n` processes for each."""
+    least: dict[str, float] = {}
+    for _ in range(n):
+        out = subprocess.run([sys.executable, "-c", STAGES, *files], cwd=repo, env=env,
+                             capture_output=True, text=True, check=True).stdout  # fmt: skip
+        for line in out.splitlines():
+            name, took = line.split("\t")
+            least[name] = min(least.get(name, float("inf")), float(took))
+    print(f"\nthe hook's stages, 1 record (least of {n} processes, ms):")
+    for name, ms in least.items():
+        print(f"{ms:8.1f}  {name}")
+    print(f"{sum(least.values()):8.1f}  in all, after the interpreter's own start")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("n", nargs="?", type=int, default=15)
     ap.add_argument("--against", type=Path, action="append", default=[])
     ap.add_argument("--records", type=Path, default=ROOT / "fixtures")
+    ap.add_argument("--stages", action="store_true")
     opts = ap.parse_args()
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     envs = {"this checkout": env}
@@ -141,6 +186,9 @@ def main() -> None:
         for e, env_e in envs.items():
             print(f"\n-- {e}")
             heaviest(cmds["pre-commit, 1 changed record"], repo, env_e)
+            if opts.stages and e == "this checkout":  # the stages name this checkout's code
+                one = cmds["pre-commit, 1 changed record"][len(ROOFBOT) + 2 :]
+                stages(one, repo, env_e, opts.n)
 
 
 if __name__ == "__main__":
