@@ -130,7 +130,9 @@ def stated_weight_bytes(ctx: Context) -> Input[float] | None:
     ]
     fields = ("methodology",) if several_models(ctx) else ("methodology", "notes")
     found += [
-        m for m in ctx.reading.stated(Kind.WEIGHT_SIZE, fields) if m.rule == "size-of-weights"
+        m
+        for m in ctx.reading.stated(Kind.WEIGHT_SIZE, fields)
+        if m.rule in ("size-of-weights", "weights-are-size")
     ]
     if not found:
         return None

@@ -43,7 +43,7 @@ ASIDES: tuple[Aside, ...] = (
     Aside(
         "api-version",
         _COUNTS,
-        rx(r"\b(?:metal|cuda|rocm|vulkan|opencl|sycl|directml|oneapi|hip)\s?\d+(?:\.\d+)*\b"),
+        rx(r"(?:metal|cuda|rocm|vulkan|opencl|sycl|directml|oneapi|hip)\s?\d+(?:\.\d+)*\b"),
         "a GPU API's version, not accelerators",
         ("16-core Metal 3 GPU", "ROCm 6 GPUs", "CUDA 12 devices"),
         ("8 GPUs",),
@@ -75,7 +75,9 @@ ASIDES: tuple[Aside, ...] = (
     Aside(
         "rack-slice",
         _COUNTS,
-        rx(r"\bnvl\d+\b(?=[^.;]{0,40}?\b\d+[- ]?gpu\s+(?:slice|node|tray|partition|subset)\b)"),
+        rx(
+            r"nvl(?<!\wnvl)\d+\b(?=[^.;]{0,40}?\b\d+[- ]?gpu\s+(?:slice|node|tray|partition|subset)\b)"
+        ),
         "a rack's name; the text names the slice that ran",
         ("GB300 NVL72 8-GPU slice",),
         ("CoreWeave GB200 NVL72 rack",),
@@ -94,7 +96,7 @@ ASIDES: tuple[Aside, ...] = (
     Aside(
         "llama-bench-prompt-test",
         frozenset({Kind.PARALLELISM, Kind.COUNT}),
-        rx(r"(?<![\w-])pp\d{3,}\b"),
+        rx(r"pp(?<![\w-]pp)\d{3,}\b"),
         "llama-bench's prompt-processing test label, not pipeline parallelism",
         ("pp512 = 1460 t/s, tg128 = 61.9 t/s",),
         ("PP4 TP8",),

@@ -12,7 +12,7 @@ DENIALS: tuple[Cue, ...] = (
         "omitted-header",
         Stance.DENIED,
         rx(
-            r"\b(?:omitted|not stated|not disclosed|not given|unknown|absent)"
+            r"(?:omitted|not stated|not disclosed|not given|unknown|absent)"
             r"(?: by (?:the )?source)?\s*:"
         ),
         Scope.SENTENCE_AHEAD,
@@ -25,7 +25,10 @@ DENIALS: tuple[Cue, ...] = (
     Cue(
         "not-before",
         Stance.DENIED,
-        rx(r"\b(?:not|never|no|without|neither|nor|non)\b(?!-?\s*(?:only|just)\b)"),
+        rx(
+            r"(?:not(?<!\wnot)|never|no(?<!\wno)|without|neither|nor(?<!\wnor)|non(?<!\wnon))\b"
+            r"(?!-?\s*(?:only|just)\b)"
+        ),
         Scope.AHEAD,
         (
             ("never names the served numeric format - not FP8, not INT8", "FP8"),
@@ -62,7 +65,7 @@ DENIALS: tuple[Cue, ...] = (
     Cue(
         "used-instead",
         Stance.DENIED,
-        rx(r"\b(?:is|are|was|were)\s+used\s+instead\b"),
+        rx(r"(?:is(?<!\wis)|are(?<!\ware)|was(?<!\wwas)|were(?<!\wwere))\s+used\s+instead\b"),
         Scope.SENTENCE,
         (("Multi-Token Prediction: two-batch overlap is used instead.", "Multi-Token"),),
     ),
@@ -72,7 +75,9 @@ OTHER_RUNS: tuple[Cue, ...] = (
     Cue(
         "comparison",
         Stance.OTHER_RUN,
-        rx(r"\b(?:vs\.?|versus|compared (?:with|to)|relative to|than|against|unlike)\s"),
+        rx(
+            r"(?:vs(?<!\wvs)\.?|versus|compared (?:with|to)|relative to|than(?<!\wthan)|against|unlike)\s"
+        ),
         Scope.AHEAD,
         (
             ("8034.85 tok/s on 8x Gaudi 2 vs 103480 tok/s on 8x MI355X", "8x MI355X"),
@@ -88,11 +93,11 @@ OTHER_RUNS: tuple[Cue, ...] = (
         "another-run",
         Stance.OTHER_RUN,
         rx(
-            r"(?:the same (?:model|post|write-up|submission|blog)|(?<!as the )sibling|counterpart|"
-            r"(?:an)?other (?:run|record|row|submission|point|system|configuration)s?|"
-            r"(?:comparison|baseline|tradeoffs?|for reference|like-for-like|"
-            r"corroborating context|context from|sanity check)|about the \S+ submission|"
-            r"the post also gives|also gives|paired \w+[- ]scenario)\b"
+            r"(?:the same (?:model|post|write-up|submission|blog)|sibling(?<!as the sibling)"
+            r"|counterpart|other (?:run|record|row|submission|point|system|configuration)s?"
+            r"|comparison|baseline|tradeoffs?|for reference|like-for-like|corroborating context"
+            r"|context from|sanity check|about the \S+ submission|the post also gives|also gives"
+            r"|paired \w+[- ]scenario)\b"
         ),
         Scope.SENTENCE,
         (
@@ -128,7 +133,7 @@ OTHER_RUNS: tuple[Cue, ...] = (
 EARLIER_STATE: Cue = Cue(
     "earlier-state",
     Stance.OTHER_RUN,
-    rx(r"\b(?:began|originally|starting_weights\w*|before quantization|were quantized from)\b"),
+    rx(r"(?:began|originally|starting_weights\w*|before quantization|were quantized from)\b"),
     Scope.SENTENCE,
     (
         (

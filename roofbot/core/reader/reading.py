@@ -166,14 +166,16 @@ def read_field(
     field = split_field(name, text)
     kinds = {rule.kind for rule, _ in matches}
     covers = _covers(field, low, cues, [a for a in asides if a.shields & kinds])
-    found = []
-    for rule, m in matches:
+    found, said = [], set()
+    for rule, m in sorted(matches, key=lambda rm: rm[1].start()):
+        value = rule.read(m)
+        if (rule.kind, _number_at(m), value) in said:
+            continue  # two phrasings around one number state it once
+        said.add((rule.kind, _number_at(m), value))
         stance, why = _stance(rule, m, covers)
         span = Span(m.start(), m.end())
-        found.append(
-            Mention(rule.kind, rule.read(m), rule.name, rule.weak, field, span, stance, why)
-        )
-    return sorted(found, key=lambda x: x.span.start), _this_run(field, covers)
+        found.append(Mention(rule.kind, value, rule.name, rule.weak, field, span, stance, why))
+    return found, _this_run(field, covers)
 
 
 @dataclass(frozen=True)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from roofbot.core.reader.rule import Rule
-from roofbot.core.reader.vocab.devices import BANDWIDTH_RULE, DEVICE_RULES
+from roofbot.core.reader.vocab.devices import BANDWIDTH_RULES, DEVICE_RULES
 from roofbot.core.reader.vocab.model import MODEL_RULES
 from roofbot.core.reader.vocab.rate import RATE_RULES
 
-RULES: tuple[Rule[Any], ...] = (*DEVICE_RULES, BANDWIDTH_RULE, *RATE_RULES, *MODEL_RULES)
+RULES: tuple[Rule[Any], ...] = (*DEVICE_RULES, *BANDWIDTH_RULES, *RATE_RULES, *MODEL_RULES)
 """Every input rule the reader runs, each once over each text field."""

@@ -25,6 +25,8 @@ _WORDS = {
     "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "twelve": 12,
     "sixteen": 16, "thirty-two": 32, "sixty-four": 64,
 }  # fmt: skip
+_IN_WORDS = "|".join(rf"{w}(?<!\w{w})" for w in _WORDS)
+"""A count in words, with no letter before it ("two", not the end of "network")."""
 
 COUNT_RULES: tuple[Rule[int], ...] = (
     Rule(
@@ -84,7 +86,7 @@ COUNT_RULES: tuple[Rule[int], ...] = (
     Rule(
         "word-part",
         Kind.COUNT,
-        rx(rf"\b({'|'.join(_WORDS)})[- ](?={PART_OR_NOUN})"),
+        rx(rf"({_IN_WORDS})[- ](?={PART_OR_NOUN})"),
         lambda m: _WORDS[m[1].lower()],
         (
             ("eight H100s over NVLink", 8),
@@ -107,7 +109,7 @@ COUNT_RULES: tuple[Rule[int], ...] = (
     Rule(
         "one-device-system",
         Kind.COUNT,
-        rx(r"\b(?:macbook(?: pro| air)?|mac studio|mac mini|imac|laptop|dgx spark)\b"),
+        rx(r"(?:macbook(?: pro| air)?|mac studio|mac mini|imac|laptop|dgx spark)\b"),
         const(1),
         (("Hardware: MacBook Pro 14-inch M3 Pro, 18GB unified memory", 1), ("on a DGX Spark", 1)),
         ("Mac16,8 firmware",),
@@ -117,10 +119,9 @@ COUNT_RULES: tuple[Rule[int], ...] = (
         "tensor-parallel-degree",
         Kind.COUNT,
         rx(
-            r"(?:(?<![\w-])|(?<=--))tp\s*[=:]?\s*(\d+)\b"
-            r"|(?<![\w-])--?(?:tensor-parallel-size|tp|tp-size)[= ](\d+)\b|\btp_size[= ](\d+)\b"
-            r"|\b(\d+)-way tensor[- ]parallel"
-            r"|\btensor[- ]parallel(?:ism)?\s+(?:size|degree)\s*(?:of|=|:)?\s*(\d+)\b"
+            r"tp(?:(?<![\w-]tp)|(?<=--tp))\s*[=:]?\s*(\d+)\b|tp_size(?<!\wtp_size)[= ](\d+)\b"
+            r"|-(?<![\w-]-)-?(?:tensor-parallel-size|tp|tp-size)[= ](\d+)\b"
+            r"|tensor[- ]parallel(?:ism)?\s+(?:size|degree)\s*(?:of|=|:)?\s*(\d+)\b"
         ),
         lambda m: int(next(g for g in m.groups() if g)),
         (
@@ -128,7 +129,6 @@ COUNT_RULES: tuple[Rule[int], ...] = (
             ("vllm serve --tensor-parallel-size 4", 4),
             ("sglang --tp 8", 8),
             ("llama-server -tp 2", 2),
-            ("4-way tensor parallel over NVLink", 4),
             ("Tensor-parallel size 2 (the serving server spans TP=2)", 2),
             ("SGLang config as reported by /get_server_info: tp_size 8, ep_size 8", 8),
         ),
@@ -136,9 +136,18 @@ COUNT_RULES: tuple[Rule[int], ...] = (
         weak=True,
     ),
     Rule(
+        "n-way-tensor-parallel",
+        Kind.COUNT,
+        rx(r"(?=\d)(?<![\w.])(\d+)-way tensor[- ]parallel"),
+        integer(),
+        (("4-way tensor parallel over NVLink", 4),),
+        ("a 4-way split of the experts",),
+        weak=True,
+    ),
+    Rule(
         "rack-name",
         Kind.COUNT,
-        rx(r"\bnvl(\d+)\b", 0),
+        rx(r"nvl(?<!\wnvl)(\d+)\b", 0),
         integer(),
         (("CoreWeave GB200 NVL72 rack", 72),),
         ("NVIDIA H100 NVL", "GB300 NVL72 8-GPU slice"),
@@ -147,7 +156,7 @@ COUNT_RULES: tuple[Rule[int], ...] = (
     Rule(
         "visible-devices",
         Kind.COUNT,
-        rx(r"\b(?:hip|cuda|rocr)_visible_devices=((?:\d+,)*\d+)"),
+        rx(r"(?:hip|cuda|rocr)_visible_devices=((?:\d+,)*\d+)"),
         lambda m: len(set(m[1].split(","))),
         (("2 GPUs via HIP_VISIBLE_DEVICES=0,1", 2), ("CUDA_VISIBLE_DEVICES=1,1,1", 1)),
         ("scaled by HIP_VISIBLE_DEVICES.",),
@@ -158,8 +167,8 @@ PER_DEVICE_RULE: Rule[int] = Rule(
     "per-device-unit",
     Kind.PER_DEVICE,
     rx(
-        r"\bper[- ](?:gpu|accelerator|device|card|chip)\b(?!\s*(?:power\s+)?(?:cap|limit|tdp|power))"
-        r"|\btok(?:en)?s?/s/(?:gpu|chip|device)\b"
+        r"per(?<!\wper)[- ](?:gpu|accelerator|device|card|chip)\b(?!\s*(?:power\s+)?(?:cap|limit|tdp|power))"
+        r"|tok(?<!\wtok)(?:en)?s?/s/(?:gpu|chip|device)\b"
     ),
     const(1),
     (
@@ -196,7 +205,7 @@ PARALLELISM_RULES: tuple[Rule[str], ...] = (
         Kind.PARALLELISM,
         rx(
             r"-sm\s+(?:tensor|row)\b|--split-mode[= ](?:row|tensor)\b|tensor[- ](?:parallel\w*|split)\b"
-            r"|(?<![\w-])tp\s*=?\s*\d+\b|--tensor-parallel-size\b|-tp[= ]\d+|tp_size[= ][2-9]"
+            r"|tp(?<![\w-]tp)\s*=?\s*\d+\b|--tensor-parallel-size\b|-tp[= ]\d+|tp_size[= ][2-9]"
         ),
         const("tensor"),
         (
@@ -213,8 +222,8 @@ PARALLELISM_RULES: tuple[Rule[str], ...] = (
         "layer-split",
         Kind.PARALLELISM,
         rx(
-            r"(?<![\w-])-sm\s+layer\b|--split-mode[= ]layer\b|\blayer[- ]split\b"
-            r"|\bpipeline[- ]parallel\w*|(?<![\w-])pp\s*=?\s*\d{1,2}\b"
+            r"-(?<![\w-]-)sm\s+layer\b|--split-mode[= ]layer\b|layer(?<!\wlayer)[- ]split\b"
+            r"|pipeline(?<!\wpipeline)[- ]parallel\w*|pp(?<![\w-]pp)\s*=?\s*\d{1,2}\b"
         ),
         const("pipeline"),
         (
@@ -226,35 +235,73 @@ PARALLELISM_RULES: tuple[Rule[str], ...] = (
     ),
 )
 
-BANDWIDTH_RULE: Rule[float] = Rule(
-    "device-bandwidth",
-    Kind.BANDWIDTH,
-    rx(
-        r"(?:gddr\w*|hbm\w*|lpddr\w*|unified memory|memory|vram)\s+(?:at|of|with)\s+"
-        r"(\d+(?:\.\d+)?)\s?([gt]b/s)"
-        r"|(?=\d)(?<![\w.])(\d+(?:\.\d+)?)\s?([gt]b/s)\s+(?:memory\s+)?bandwidth\b"
-        r"|bandwidth(?:\s+(?:of|is)|\s*[=:])\s*(\d+(?:\.\d+)?)\s?([gt]b/s)"
-        r"|\((\d+(?:\.\d+)?)\s?([gt]b/s)\s+(?:hbm\w*|gddr\w*|lpddr\w*)\)"
-        r"|(?:unified|lpddr\w*|gddr\w*|hbm\w*)(?: memory)?,\s*(\d+(?:\.\d+)?)\s?([gt]b/s)"
+_GBS = r"(\d+(?:\.\d+)?)\s?([gt]b/s)"
+"""A bandwidth figure: its number, then GB/s or TB/s."""
+
+
+def _gbs(m: re.Match[str]) -> float:
+    return float(m[1]) * (1000.0 if m[2] == "tb/s" else 1.0)
+
+
+_NOT_DEVICE_BANDWIDTH = (
+    "the pair moves 825.7 GB/s = 43.0% of their combined 1920 GB/s DRAM peak",
+    "Single-card baseline is 632.5 of 960 GB/s",
+)
+"""Achieved bandwidths and sums over devices: no rule below may read them."""
+
+BANDWIDTH_RULES: tuple[Rule[float], ...] = (
+    Rule(
+        "memory-at-bandwidth",
+        Kind.BANDWIDTH,
+        rx(r"(?:gddr\w*|hbm\w*|lpddr\w*|unified memory|memory|vram)\s+(?:at|of|with)\s+" + _GBS),
+        _gbs,
+        (
+            ("RTX PRO 6000 Blackwell with 96GB GDDR7 at 1792 GB/s", 1792.0),
+            ("M4 Max with 128GB unified memory at 546 GB/s", 546.0),
+            ("M5 Ultra with 512GB unified memory at 1.2TB/s", 1200.0),
+        ),
+        _NOT_DEVICE_BANDWIDTH,
     ),
-    lambda m: (
-        float(next(g for g in m.groups()[0::2] if g))
-        * (1000.0 if next(g for g in m.groups()[1::2] if g).upper() == "TB/S" else 1.0)
+    Rule(
+        "bandwidth-figure",
+        Kind.BANDWIDTH,
+        rx(r"(?=\d)(?<![\w.])" + _GBS + r"\s+(?:memory\s+)?bandwidth\b"),
+        _gbs,
+        (("273 GB/s memory bandwidth, in a MacBook Pro (Model Mac16,8)", 273.0),),
+        _NOT_DEVICE_BANDWIDTH,
     ),
-    (
-        ("RTX PRO 6000 Blackwell with 96GB GDDR7 at 1792 GB/s", 1792.0),
-        ("M4 Max with 128GB unified memory at 546 GB/s", 546.0),
-        ("M5 Ultra with 512GB unified memory at 1.2TB/s", 1200.0),
-        ("48 GB unified LPDDR5X, 273 GB/s memory bandwidth", 273.0),
-        ("H100 SXM5 (3.35 TB/s HBM3)", 3350.0),
-        ("Apple M4 Pro 12C/16GPU MacBook Pro Mac16,8, 48 GB unified, 273 GB/s, macOS 15.4", 273.0),
-        ("DGX Spark, 128 GB LPDDR5x, 273 GB/s", 273.0),
+    Rule(
+        "bandwidth-of",
+        Kind.BANDWIDTH,
+        rx(r"bandwidth(?:\s+(?:of|is)|\s*[=:])\s*" + _GBS),
+        _gbs,
+        (("memory bandwidth of 3.35 TB/s", 3350.0), ("bandwidth: 960 GB/s", 960.0)),
+        _NOT_DEVICE_BANDWIDTH,
     ),
-    (
-        "the pair moves 825.7 GB/s = 43.0% of their combined 1920 GB/s DRAM peak",
-        "Single-card baseline is 632.5 of 960 GB/s",
+    Rule(
+        "bandwidth-beside-memory",
+        Kind.BANDWIDTH,
+        rx(r"\(" + _GBS + r"\s+(?:hbm\w*|gddr\w*|lpddr\w*)\)"),
+        _gbs,
+        (("H100 SXM5 (3.35 TB/s HBM3)", 3350.0),),
+        _NOT_DEVICE_BANDWIDTH,
+    ),
+    Rule(
+        "memory-then-bandwidth",
+        Kind.BANDWIDTH,
+        rx(r"(?:unified|lpddr\w*|gddr\w*|hbm\w*)(?: memory)?,\s*" + _GBS),
+        _gbs,
+        (
+            (
+                "Apple M4 Pro 12C/16GPU MacBook Pro Mac16,8, 48 GB unified, 273 GB/s, macOS 15.4",
+                273.0,
+            ),
+            ("DGX Spark, 128 GB LPDDR5x, 273 GB/s", 273.0),
+        ),
+        _NOT_DEVICE_BANDWIDTH,
     ),
 )
+"""One device's peak memory bandwidth as the text states it, one rule per phrasing."""
 
 DEVICE_RULES: tuple[Rule[Any], ...] = (
     *COUNT_RULES,
