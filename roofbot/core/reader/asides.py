@@ -51,7 +51,9 @@ ASIDES: tuple[Aside, ...] = (
     Aside(
         "software-version",
         _COUNTS,
-        rx(r"\b(?:python|pytorch|torch|driver|ubuntu|macos|ios|v)\s?\d+(?:\.\d+)*\b"),
+        rx(
+            r"(?:python|pytorch|torch|driver|ubuntu|macos|ios(?<!\wios)|v(?<!\wv))\s?\d+(?:\.\d+)*\b"
+        ),
         "a software version, not accelerators",
         ("PyTorch 2.1.1, synapseAI 1.14.98, Ubuntu 22.04", "MLPerf Inference v4.0"),
         ("8 GPUs",),
@@ -86,12 +88,20 @@ ASIDES: tuple[Aside, ...] = (
         "part-generation",
         _COUNTS,
         rx(
-            r"\b(?:gaudi|trainium|inferentia|trn|inf|ascend|xe)\s?\d\w*\b|\btpu\s?v\d\w*\b"
-            r"|\bm\d(?:\s(?:pro|max|ultra))?\b"
+            r"(?:gaudi|trainium|inferentia|trn(?<!\wtrn)|inf(?<!\winf)|ascend|xe(?<!\wxe)"
+            r"|tpu\s?v)\s?\d\w*\b"
         ),
         "a part's name and generation, not a count",
-        ("8x Intel Gaudi 2 OAM accelerators", "Apple M4 Pro GPU", "TPU v5e chips"),
+        ("8x Intel Gaudi 2 OAM accelerators", "TPU v5e chips", "AWS Trainium 2 instances"),
         ("2 GPUs",),
+    ),
+    Aside(
+        "apple-generation",
+        _COUNTS,
+        rx(r"m(?<!\wm)\d(?:\s(?:pro|max|ultra))?\b"),
+        "an Apple chip's name and generation, not a count",
+        ("Apple M4 Pro GPU", "M3 Max"),
+        ("2 GPUs", "mlx-lm 0.28.2"),
     ),
     Aside(
         "llama-bench-prompt-test",

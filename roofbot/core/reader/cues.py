@@ -7,6 +7,13 @@ from __future__ import annotations
 
 from roofbot.core.reader.rule import Cue, Scope, Stance, rx
 
+_DONE = r"(?:enabled|used|stated|specified|disclosed|published|given|reported|on|active)\b"
+_STATE = r"(?:all\s+)?(?:unknown|absent|omitted|disabled|off)\b"
+_ALONE = r"\b(?=\s*(?:[,.;)]|$))"
+_NOT_DONE = rf"(?:not|never)\s+{_DONE}"
+_AUX_THEN = rf"\s+(?:{_NOT_DONE}|{_STATE})"
+"""What "not-after" denies with: "was NOT enabled", "were unknown", a bare "disabled"."""
+
 DENIALS: tuple[Cue, ...] = (
     Cue(
         "omitted-header",
@@ -48,10 +55,8 @@ DENIALS: tuple[Cue, ...] = (
         "not-after",
         Stance.DENIED,
         rx(
-            r"(?:(?:was|were|is|are|been)\s+)?(?:not|never)\s+"
-            r"(?:enabled|used|stated|specified|disclosed|published|given|reported|on|active)\b"
-            r"|(?:was|were|is|are)\s+(?:all\s+)?(?:unknown|absent|omitted|disabled|off)\b"
-            r"|(?:unknown|unstated|disabled)\b(?=\s*(?:[,.;)]|$))"
+            rf"was{_AUX_THEN}|were{_AUX_THEN}|is{_AUX_THEN}|are{_AUX_THEN}|been\s+{_NOT_DONE}"
+            rf"|{_NOT_DONE}|unknown{_ALONE}|unstated{_ALONE}|disabled{_ALONE}"
         ),
         Scope.BEHIND,
         (

@@ -219,21 +219,30 @@ SPECULATIVE_RULE: Rule[str] = Rule(
 TOKENS_PER_STEP_RULE: Rule[float] = Rule(
     "tokens-per-step",
     Kind.TOKENS_PER_STEP,
-    rx(
-        r"(\d+(?:\.\d+)?)\s*(?:accepted tokens per (?:step|forward pass)|tokens per step)\b"
-        r"|acceptance length\s*(?:of|=|:)?\s*(\d+(?:\.\d+)?)"
-    ),
-    lambda m: float(m[1] or m[2]),
-    (("mean acceptance length 2.4 on prose", 2.4), ("3.1 accepted tokens per step", 3.1)),
+    rx(r"(\d+(?:\.\d+)?)\s*(?:accepted tokens per (?:step|forward pass)|tokens per step)\b"),
+    lambda m: float(m[1]),
+    (("3.1 accepted tokens per step", 3.1),),
     ("128 tokens generated after a 2048-token prompt",),
 )
+ACCEPTANCE_RULE: Rule[float] = Rule(
+    "acceptance-length",
+    Kind.TOKENS_PER_STEP,
+    rx(r"acceptance length\s*(?:of|=|:)?\s*(\d+(?:\.\d+)?)"),
+    lambda m: float(m[1]),
+    (("mean acceptance length 2.4 on prose", 2.4),),
+    ("acceptance rate 0.7 on prose",),
+)
+"""Speculative decoding's tokens per target-model step, as its acceptance length."""
+
+_FROM_BANDWIDTH = r"from\s+(?:the\s+)?(?:memory\s+)?bandwidth\b"
 
 DERIVED_RULE: Rule[str] = Rule(
     "derived-from-bandwidth",
     Kind.DERIVED,
     rx(
         r"bandwidth\s+(?:yields|gives|implies|predicts|means)\s+(?:~|about |around |roughly )?(?=\d)"
-        r"|(?:derived|computed|calculated|estimated)\s+from\s+(?:the\s+)?(?:memory\s+)?bandwidth\b"
+        rf"|derived\s+{_FROM_BANDWIDTH}|computed\s+{_FROM_BANDWIDTH}"
+        rf"|calculated\s+{_FROM_BANDWIDTH}|estimated\s+{_FROM_BANDWIDTH}"
         r"|bandwidth\s*/\s*(?:model|weight)\s*(?:size|bytes)\b"
         r"|divid(?:e|ed|ing)\s+(?:the\s+)?(?:memory\s+)?bandwidth\s+by\b"
     ),
@@ -252,5 +261,5 @@ DERIVED_RULE: Rule[str] = Rule(
 
 RATE_RULES: tuple[Rule[Any], ...] = (
     *BATCH_RULES, AGGREGATE_RULE, PER_SEQUENCE_RULE, NO_FIGURE_RULE, SPECULATIVE_RULE,
-    TOKENS_PER_STEP_RULE, DERIVED_RULE,
+    TOKENS_PER_STEP_RULE, ACCEPTANCE_RULE, DERIVED_RULE,
 )  # fmt: skip
