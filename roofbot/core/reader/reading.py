@@ -189,8 +189,12 @@ class Reading:
 
     def stated(self, kind: Kind, fields: Iterable[str]) -> list[Mention]:
         """The affirmed mentions of `kind` in `fields`, in the order the fields are named."""
-        by_field = [m for f in fields for m in self.mentions if m.field.name == f]
-        return [m for m in by_field if m.kind is kind and m.affirmed]
+        return [
+            m
+            for f in fields
+            for m in self.mentions
+            if m.kind is kind and m.field.name == f and m.stance is Stance.AFFIRMED
+        ]
 
     def set_aside(self, kind: Kind) -> list[Mention]:
         """The mentions of `kind` the reader did not take, each with its reason."""
