@@ -28,9 +28,10 @@ ASIDES: tuple[Aside, ...] = (
         "host-cpu",
         _COUNTS,
         rx(
-            r"(?=\d)(?<![\w.])\d+\s?[x×]\s?(?:(?:intel|amd)\s+)?(?:xeon|epyc|ryzen(?!\s+ai)|core\s+i\d|threadripper|"
-            r"grace|cpus?|sockets?|nics?|ssds?|nvme|dimms?|ports?|nodes?|hosts?|servers?)\b"
-            r"|\b\d+\s?[x×]\s?\d+\s?(?:gb|gbit|gbe|gb/s)\b|\b(?:dual|two|quad)[- ](?:socket|cpu)\b"
+            r"(?=\d)(?<![\w.])\d+\s?[x×]\s?"
+            r"(?:(?:(?:intel|amd)\s+)?(?:xeon|epyc|ryzen(?!\s+ai)|core\s+i\d|threadripper|grace|cpus?"
+            r"|sockets?|nics?|ssds?|nvme|dimms?|ports?|nodes?|hosts?|servers?)\b"
+            r"|\d+\s?(?:gb|gbit|gbe|gb/s)\b)"
         ),
         "the host's CPUs, sockets or other parts, not accelerators",
         (
@@ -39,6 +40,14 @@ ASIDES: tuple[Aside, ...] = (
             "24x 100Gb/s Ethernet on a 10x L3 fat-tree",
         ),
         ("2x RTX 3090", "8x MI300X"),
+    ),
+    Aside(
+        "host-sockets",
+        _COUNTS,
+        rx(r"(?:dual|two|quad)(?<!\w(?:dual|quad))(?<!\wtwo)[- ](?:socket|cpu)\b"),
+        "the host's CPU sockets, not accelerators",
+        ("a dual-socket Xeon host", "two-socket EPYC server"),
+        ("dual RTX 3090", "two GPUs"),
     ),
     Aside(
         "api-version",

@@ -169,9 +169,10 @@ def read_field(
     found, said = [], set()
     for rule, m in sorted(matches, key=lambda rm: rm[1].start()):
         value = rule.read(m)
-        if (rule.kind, _number_at(m), value) in said:
+        statement = (rule.kind, _number_at(m), value)
+        if statement in said:
             continue  # two phrasings around one number state it once
-        said.add((rule.kind, _number_at(m), value))
+        said.add(statement)
         stance, why = _stance(rule, m, covers)
         span = Span(m.start(), m.end())
         found.append(Mention(rule.kind, value, rule.name, rule.weak, field, span, stance, why))

@@ -113,7 +113,7 @@ MOE_RULE: Rule[str] = Rule(
     ("Llama 3.3 70B",),
 )
 
-_NOT_APPROX = r"(?=\d)(?<![~≈])(?<!about )(?<!approx\. )(?<!around )(?<!roughly )(?<!up to )(?<!~ )"
+_NOT_APPROX = r"(?=\d)(?<![\w.~])(?<![~≈])(?<!about )(?<!approx\. )(?<!around )(?<!roughly )(?<!up to )(?<!~ )"
 _SIZE = r"(?<![\w.~])(\d+(?:\.\d+)?)\s?(gib|gb|tib|tb)\b(?!/s)"
 
 _UNITS = {"gib": "GiB", "gb": "GB", "tib": "TiB", "tb": "TB"}
