@@ -24,7 +24,7 @@ from roofbot.action.event import COMMENT_EVENT, PullEvent, UsageError, read_payl
 from roofbot.action.pull import check_pull, make_client
 from roofbot.action.settings import settings_for
 from roofbot.adapters import actions as A
-from roofbot.adapters.github import GitHubError
+from roofbot.adapters.github.errors import GitHubError
 from roofbot.adapters.github.models import ReactionContent
 from roofbot.adapters.github.protocol import GitHub
 
