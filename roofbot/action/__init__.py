@@ -1,7 +1,7 @@
 """`roofbot pr`, the GitHub Action, one module per concern; each imports only the ones below it:
 
 - main: the entrypoint, routes the event (a pull request, or a `/roofcheck` command)
-- command: `/roofcheck` in a comment: who may run it, what it runs
+- command: `/roofcheck` in a comment, run (command_rules: what it asks, who may run it)
 - pull: one pull request checked and reported, start to end
 - publish: status, sticky comment, inline review, summary, annotations, outputs (posts)
 - evaluate: the Outcome (posts nothing), with chart, instrument, review, before_after
