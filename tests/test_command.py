@@ -25,7 +25,7 @@ from prkit import (
     violating_copy,
 )
 
-from roofbot.action.command import (
+from roofbot.action.command_rules import (
     HELP,
     NOT_ALLOWED,
     REPLY_MARKER,

@@ -17,7 +17,7 @@ from roofbot.adapters.git import (
     changed_files,
     matches_any,
 )
-from roofbot.adapters.github import MAX_COMPARE_FILES
+from roofbot.adapters.github.models import MAX_COMPARE_FILES
 from roofbot.adapters.github.protocol import GitHub
 from roofbot.adapters.jsonfile import MAX_BYTES
 from roofbot.adapters.overlay import OverlayTree

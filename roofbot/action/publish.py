@@ -24,7 +24,7 @@ from roofbot.action.settings import (
 )
 from roofbot.adapters import actions as A
 from roofbot.adapters.git import GitError
-from roofbot.adapters.github import (
+from roofbot.adapters.github.errors import (
     GitHubError,
     GitHubForbidden,
     GitHubRateLimited,

@@ -27,7 +27,8 @@ from roofbot.adapters.git import (
     GitTree,
     has_commit,
 )
-from roofbot.adapters.github import GitHubClient, GitHubError
+from roofbot.adapters.github.client import GitHubClient
+from roofbot.adapters.github.errors import GitHubError
 from roofbot.adapters.github.protocol import GitHub
 from roofbot.adapters.repo import load_config_text
 from roofbot.core.config import ConfigError
