@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from roofbot.core.compare import Comparison
 from roofbot.core.results import RecordResult, Report, Verdict
 from roofbot.render.findings import line_of, record_findings, record_fix
-from roofbot.render.markdown import fix_markdown, md
+from roofbot.render.markdown.escape import fix_markdown, md
 
 KEY = re.compile(r"<!-- roofbot:finding ([0-9a-f]{16}) -->")
 MAX_INLINE = 20  # line comments in one review at most; the rest stay in the sticky comment
