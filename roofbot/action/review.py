@@ -204,7 +204,7 @@ def _spot(
         raw = read(r.path)
         found = record_findings(r, raw, True)
         main = next((f for f in found if not f.trap), None)
-        line = main.line if main is not None else line_of(_text(raw), "value")
+        line = main.line if main is not None else line_of(_text(raw), "value") or 1
         if line in lines_of[r.path]:
             return r.path, line, None
     delta = comparison.of(r.id) if comparison is not None else None
@@ -212,7 +212,7 @@ def _spot(
         return None
     for m in delta.moved:
         if m.path and m.path in lines_of:
-            line = line_of(_text(read(m.path)), m.name)
+            line = line_of(_text(read(m.path)), m.name) or 1
             if line in lines_of[m.path]:
                 before = delta.before
                 was = f"{before.verdict.value}" if before is not None else "new"
