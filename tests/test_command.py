@@ -38,7 +38,7 @@ from roofbot.action.command_rules import (
     read_event,
     triage,
 )
-from roofbot.render.markdown import MARKER
+from roofbot.render.markdown.context import MARKER
 
 STICKY = MARKER
 

@@ -39,7 +39,8 @@ from roofbot.engine import run_check
 from roofbot.links import gotcha_paths
 from roofbot.render import json_report
 from roofbot.render.github import annotations_for
-from roofbot.render.markdown import MARKER, render_report
+from roofbot.render.markdown import render_report
+from roofbot.render.markdown.context import MARKER
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ from roofbot.adapters.github.protocol import GitHub
 from roofbot.adapters.repo import load_config_text
 from roofbot.core.config import ConfigError
 from roofbot.core.results import Verdict
-from roofbot.render.markdown import MARKER
+from roofbot.render.markdown.context import MARKER
 
 
 def make_client(env: Mapping[str, str]) -> GitHubClient:
