@@ -35,11 +35,18 @@ sys.path.insert(0, str(ROOT / "bench"))
 from bench_pr import corpus, timed  # noqa: E402  (a packed git corpus; a PR timed with its calls)
 from bench_sweep import generate  # noqa: E402  (the generated records' shapes)
 from github_server import FakeGitHub  # noqa: E402
-from prkit import MPT, PR, make_pull, pull_event, run_roofbot, violating_copy  # noqa: E402
+from prkit import (  # noqa: E402
+    MPT,
+    PR,
+    make_pull,
+    podman_env,
+    pull_event,
+    run_in_container,
+    run_roofbot,
+    violating_copy,
+)
 
 BASE_IMAGE = "docker.io/library/python:3.12-slim"
-WS = "/github/workspace"
-TMP = "/github/runner_temp"
 
 
 @dataclass
@@ -98,16 +105,6 @@ def action_inputs(plot: str | None) -> dict[str, str]:
     return env
 
 
-def podman_env() -> dict[str, str] | None:
-    if shutil.which("podman") is None:
-        return None
-    env = dict(os.environ)
-    state = Path(os.environ.get("ROOFBOT_CONTAINER_STATE", "/var/tmp/roofbot-container"))
-    if "CONTAINERS_CONF" not in env and (state / "containers.conf").is_file():
-        env["CONTAINERS_CONF"] = str(state / "containers.conf")  # runc, rlimits this host allows
-    return env
-
-
 def image_size(env: dict[str, str], image: str) -> float:
     out = subprocess.run(
         ["podman", "image", "inspect", "--format", "{{.Size}}", image],
@@ -138,39 +135,15 @@ def container_job(image: str, plot: str | None, rounds: int) -> None:
                 host.append(run.seconds)
             with FakeGitHub() as gh:
                 gh.add_pull(PR, head_sha=pull.head, base_sha=pull.base)
-                (tmp / "event.json").write_text(json.dumps(pull_event(pull, gh)), "utf-8")
-                for name in ("summary.md", "output.txt"):
-                    (tmp / name).write_text("", "utf-8")
-                job = {
-                    "HOME": f"{TMP}/home",
-                    "GITHUB_ACTIONS": "true",
-                    "GITHUB_EVENT_NAME": "pull_request_target",
-                    "GITHUB_EVENT_PATH": f"{TMP}/event.json",
-                    "GITHUB_REPOSITORY": gh.full_name,
-                    "GITHUB_API_URL": gh.base_url,
-                    "GITHUB_SERVER_URL": "https://github.com",
-                    "GITHUB_RUN_ID": "4242",
-                    "GITHUB_TOKEN": gh.token or "",
-                    "GITHUB_WORKSPACE": WS,
-                    "GITHUB_STEP_SUMMARY": f"{TMP}/summary.md",
-                    "GITHUB_OUTPUT": f"{TMP}/output.txt",
-                    "RUNNER_TEMP": TMP,
-                    **inputs,
-                }
-                args = ["podman", "run", "--rm", "--network", "host", "-v", f"{pull.repo}:{WS}",
-                        "-v", f"{tmp}:{TMP}", "-w", WS]  # fmt: skip
-                for name in job:
-                    args += ["-e", name]  # by name: values never on a command line
-                started = time.perf_counter()
-                proc = subprocess.run([*args, image, "pr"], env={**env, **job},
-                                      capture_output=True, text=True, check=False)  # fmt: skip
-                ctr.append(time.perf_counter() - started)
+                job = run_in_container(image, tmp, pull.repo, gh, "pull_request_target",
+                                       pull_event(pull, gh), env, **inputs)  # fmt: skip
+                ctr.append(job.seconds)
                 statuses = gh.statuses.get(pull.head, [])
                 final = statuses[-1]["state"] if statuses else "none"
                 calls = len(gh.requests)
-                if proc.returncode not in (0, 1) or final not in ("success", "failure"):
+                if job.code not in (0, 1) or final not in ("success", "failure"):
                     skip(what, f"the job did not end with a final status (exit "
-                               f"{proc.returncode}, status {final}): {proc.stderr[-300:]}")  # fmt: skip
+                               f"{job.code}, status {final}): {job.stderr[-300:]}")  # fmt: skip
                     return
     plot_note = f", plot {inputs['INPUT_PLOT']}"
     row(what + plot_note, f"{min(ctr):.2f} s ({final}, {calls} API calls)",
