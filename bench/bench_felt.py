@@ -5,12 +5,13 @@ cold sweep, and check-jsonschema on the same files. Each row says its target; a 
 is missing (podman, the image, the users' corpus, check-jsonschema) is skipped with the reason.
 Prints; never asserts a time.
 
-    python bench/bench_felt.py [--image TAG[=PLOT]]... [--corpus DIR] [--rounds N]
+    python bench/bench_felt.py [--image TAG[=PLOT]]... [--corpus DIR] [--rounds N] [--container-only]
 
 --image: the action image(s) to run (default: $ROOFBOT_IMAGE or roofbot:ci, built by
 `scripts/container.sh build`); `=true` runs that image with the chart on (INPUT_PLOT), else
-action.yml's default. Every short time is the best of N rounds (default 3), interleaved with
-`python -c pass`.
+action.yml's default; each image's rows end with its start-up (`--version`, a fixtures `check`).
+--container-only: those rows alone. Every short time is the best of N rounds (default 3),
+interleaved with `python -c pass`.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from bench_pr import corpus, timed  # noqa: E402  (a packed git corpus; a PR tim
 from bench_sweep import generate  # noqa: E402  (the generated records' shapes)
 from github_server import FakeGitHub  # noqa: E402
 from prkit import (  # noqa: E402
+    CONTAINER_WORKSPACE,
     MPT,
     PR,
     make_pull,
@@ -153,6 +155,33 @@ def container_job(image: str, plot: str | None, rounds: int) -> None:
         f"{size / base:.2f}x", "≤ 1.3x", size / base <= 1.3)  # fmt: skip
 
 
+def container_startup(image: str, rounds: int) -> None:
+    """`roofbot --version` and a fixtures `check` in the image, from `podman run` to exit,
+    interleaved with the image's own `python -c pass` (the container's floor)."""
+    env = podman_env()
+    if env is None or subprocess.run(["podman", "image", "exists", image], env=env,
+                                     check=False).returncode:  # fmt: skip
+        skip(f"start-up in the container `{image}`", "no podman or no such image")
+        return
+    run = ["podman", "run", "--rm", "--network", "none", "-v",
+           f"{ROOT}:{CONTAINER_WORKSPACE}:ro", "-w", CONTAINER_WORKSPACE]  # fmt: skip
+    commands = {
+        "floor": [*run, "--entrypoint", "python", image, "-c", "pass"],
+        "`roofbot --version`": [*run, image, "--version"],
+        "`roofbot check --repo fixtures --format json`": [
+            *run, image, "check", "--repo", "fixtures", "--format", "json"],
+    }  # fmt: skip
+    times: dict[str, list[float]] = {k: [] for k in commands}
+    for _ in range(rounds):
+        for name, cmd in commands.items():
+            times[name].append(best(cmd, 1, env=env))
+    floor = min(times.pop("floor"))
+    for name, ts in times.items():
+        row(f"{name} in the container `{image}`, start to exit", f"{min(ts):.2f} s",
+            f"the image's `python -c pass` ({floor:.2f} s)", f"{min(ts) / floor:.2f}x",
+            "reported", None)  # fmt: skip
+
+
 # --- the users' corpus and pre-commit -------------------------------------------------------------
 
 
@@ -259,10 +288,16 @@ def main() -> None:
     ap.add_argument("--image", action="append", default=[])
     ap.add_argument("--corpus", type=Path, default=ROOT.parent / "shared" / "records-repo")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--container-only", action="store_true",
+                    help="only the container rows: the job, the image's size, start-up")  # fmt: skip
     opts = ap.parse_args()
     for spec in opts.image or [os.environ.get("ROOFBOT_IMAGE", "roofbot:ci")]:
         image, _, plot = spec.partition("=")
         container_job(image, plot or None, opts.rounds)
+        container_startup(image, opts.rounds)
+    if opts.container_only:
+        table()
+        return
     with tempfile.TemporaryDirectory() as t:
         corpus_dir = None
         if (opts.corpus / "data").is_dir():  # a copy: nothing is written into the user's folder
@@ -273,6 +308,10 @@ def main() -> None:
             pre_commit(corpus_dir, opts.rounds)
         pr_git_mode(Path(t))
         sweep(Path(t), corpus_dir)
+    table()
+
+
+def table() -> None:
     print("| what | measured | against | ratio | target | met? |")
     print("|---|---|---|---|---|---|")
     for r in ROWS:

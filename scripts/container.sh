@@ -464,7 +464,7 @@ lock() {
       "$venv/bin/pip-compile" --quiet --generate-hashes --strip-extras --allow-unsafe \
       "${extras[@]}" \
       --no-emit-index-url --no-emit-find-links --newline=LF -o "$out" "$src"
-    [[ $out == requirements*.lock ]] && omit_pins "$out"
+    if [[ $out == requirements*.lock ]]; then omit_pins "$out"; fi
     log "lock: $out ($(grep -c '==' "$out") pins)"
   done
 }
