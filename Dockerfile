@@ -57,11 +57,14 @@ RUN git config --system --add safe.directory '*' \
 
 # Runtime dependencies, pinned with hashes (`scripts/container.sh lock`), in their own layer so
 # that source changes don't reinstall them. PLOT=true: the chart's too (requirements-plot.lock).
+# --no-deps: the lock is the whole set. It leaves out cryptography (PyJWT's `crypto` extra, which
+# PyGithub asks for to sign a GitHub App's JWT: 16 MB) and pycparser, which no run imports;
+# roofbot authenticates with a token (LOCK_OMIT in scripts/container.sh says why).
 ARG PLOT=false
 COPY requirements.lock requirements-plot.lock /tmp/
 RUN lock=/tmp/requirements.lock \
  && if [ "$PLOT" = true ]; then lock=/tmp/requirements-plot.lock; fi \
- && pip install --no-cache-dir --require-hashes -r "$lock" \
+ && pip install --no-cache-dir --no-deps --require-hashes -r "$lock" \
  && rm /tmp/requirements*.lock
 
 # python:3.12-slim ships its standard library without bytecode, so without this every container

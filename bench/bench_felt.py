@@ -5,12 +5,13 @@ cold sweep, and check-jsonschema on the same files. Each row says its target; a 
 is missing (podman, the image, the users' corpus, check-jsonschema) is skipped with the reason.
 Prints; never asserts a time.
 
-    python bench/bench_felt.py [--image TAG[=PLOT]]... [--corpus DIR] [--rounds N]
+    python bench/bench_felt.py [--image TAG[=PLOT]]... [--corpus DIR] [--rounds N] [--container-only]
 
 --image: the action image(s) to run (default: $ROOFBOT_IMAGE or roofbot:ci, built by
 `scripts/container.sh build`); `=true` runs that image with the chart on (INPUT_PLOT), else
-action.yml's default. Every short time is the best of N rounds (default 3), interleaved with
-`python -c pass`.
+action.yml's default; each image's rows end with its start-up (`--version`, a fixtures `check`).
+--container-only: those rows alone. Every short time is the best of N rounds (default 3),
+interleaved with `python -c pass`.
 """
 
 from __future__ import annotations
@@ -35,11 +36,19 @@ sys.path.insert(0, str(ROOT / "bench"))
 from bench_pr import corpus, timed  # noqa: E402  (a packed git corpus; a PR timed with its calls)
 from bench_sweep import generate  # noqa: E402  (the generated records' shapes)
 from github_server import FakeGitHub  # noqa: E402
-from prkit import MPT, PR, make_pull, pull_event, run_roofbot, violating_copy  # noqa: E402
+from prkit import (  # noqa: E402
+    CONTAINER_WORKSPACE,
+    MPT,
+    PR,
+    make_pull,
+    podman_env,
+    pull_event,
+    run_in_container,
+    run_roofbot,
+    violating_copy,
+)
 
 BASE_IMAGE = "docker.io/library/python:3.12-slim"
-WS = "/github/workspace"
-TMP = "/github/runner_temp"
 
 
 @dataclass
@@ -98,16 +107,6 @@ def action_inputs(plot: str | None) -> dict[str, str]:
     return env
 
 
-def podman_env() -> dict[str, str] | None:
-    if shutil.which("podman") is None:
-        return None
-    env = dict(os.environ)
-    state = Path(os.environ.get("ROOFBOT_CONTAINER_STATE", "/var/tmp/roofbot-container"))
-    if "CONTAINERS_CONF" not in env and (state / "containers.conf").is_file():
-        env["CONTAINERS_CONF"] = str(state / "containers.conf")  # runc, rlimits this host allows
-    return env
-
-
 def image_size(env: dict[str, str], image: str) -> float:
     out = subprocess.run(
         ["podman", "image", "inspect", "--format", "{{.Size}}", image],
@@ -138,39 +137,15 @@ def container_job(image: str, plot: str | None, rounds: int) -> None:
                 host.append(run.seconds)
             with FakeGitHub() as gh:
                 gh.add_pull(PR, head_sha=pull.head, base_sha=pull.base)
-                (tmp / "event.json").write_text(json.dumps(pull_event(pull, gh)), "utf-8")
-                for name in ("summary.md", "output.txt"):
-                    (tmp / name).write_text("", "utf-8")
-                job = {
-                    "HOME": f"{TMP}/home",
-                    "GITHUB_ACTIONS": "true",
-                    "GITHUB_EVENT_NAME": "pull_request_target",
-                    "GITHUB_EVENT_PATH": f"{TMP}/event.json",
-                    "GITHUB_REPOSITORY": gh.full_name,
-                    "GITHUB_API_URL": gh.base_url,
-                    "GITHUB_SERVER_URL": "https://github.com",
-                    "GITHUB_RUN_ID": "4242",
-                    "GITHUB_TOKEN": gh.token or "",
-                    "GITHUB_WORKSPACE": WS,
-                    "GITHUB_STEP_SUMMARY": f"{TMP}/summary.md",
-                    "GITHUB_OUTPUT": f"{TMP}/output.txt",
-                    "RUNNER_TEMP": TMP,
-                    **inputs,
-                }
-                args = ["podman", "run", "--rm", "--network", "host", "-v", f"{pull.repo}:{WS}",
-                        "-v", f"{tmp}:{TMP}", "-w", WS]  # fmt: skip
-                for name in job:
-                    args += ["-e", name]  # by name: values never on a command line
-                started = time.perf_counter()
-                proc = subprocess.run([*args, image, "pr"], env={**env, **job},
-                                      capture_output=True, text=True, check=False)  # fmt: skip
-                ctr.append(time.perf_counter() - started)
+                job = run_in_container(image, tmp, pull.repo, gh, "pull_request_target",
+                                       pull_event(pull, gh), env, **inputs)  # fmt: skip
+                ctr.append(job.seconds)
                 statuses = gh.statuses.get(pull.head, [])
                 final = statuses[-1]["state"] if statuses else "none"
                 calls = len(gh.requests)
-                if proc.returncode not in (0, 1) or final not in ("success", "failure"):
+                if job.code not in (0, 1) or final not in ("success", "failure"):
                     skip(what, f"the job did not end with a final status (exit "
-                               f"{proc.returncode}, status {final}): {proc.stderr[-300:]}")  # fmt: skip
+                               f"{job.code}, status {final}): {job.stderr[-300:]}")  # fmt: skip
                     return
     plot_note = f", plot {inputs['INPUT_PLOT']}"
     row(what + plot_note, f"{min(ctr):.2f} s ({final}, {calls} API calls)",
@@ -178,6 +153,33 @@ def container_job(image: str, plot: str | None, rounds: int) -> None:
     size, base = image_size(env, image), image_size(env, BASE_IMAGE)
     row(f"image `{image}` size", f"{size:.1f} MB", f"its base {BASE_IMAGE} ({base:.1f} MB)",
         f"{size / base:.2f}x", "≤ 1.3x", size / base <= 1.3)  # fmt: skip
+
+
+def container_startup(image: str, rounds: int) -> None:
+    """`roofbot --version` and a fixtures `check` in the image, from `podman run` to exit,
+    interleaved with the image's own `python -c pass` (the container's floor)."""
+    env = podman_env()
+    if env is None or subprocess.run(["podman", "image", "exists", image], env=env,
+                                     check=False).returncode:  # fmt: skip
+        skip(f"start-up in the container `{image}`", "no podman or no such image")
+        return
+    run = ["podman", "run", "--rm", "--network", "none", "-v",
+           f"{ROOT}:{CONTAINER_WORKSPACE}:ro", "-w", CONTAINER_WORKSPACE]  # fmt: skip
+    commands = {
+        "floor": [*run, "--entrypoint", "python", image, "-c", "pass"],
+        "`roofbot --version`": [*run, image, "--version"],
+        "`roofbot check --repo fixtures --format json`": [
+            *run, image, "check", "--repo", "fixtures", "--format", "json"],
+    }  # fmt: skip
+    times: dict[str, list[float]] = {k: [] for k in commands}
+    for _ in range(rounds):
+        for name, cmd in commands.items():
+            times[name].append(best(cmd, 1, env=env))
+    floor = min(times.pop("floor"))
+    for name, ts in times.items():
+        row(f"{name} in the container `{image}`, start to exit", f"{min(ts):.2f} s",
+            f"the image's `python -c pass` ({floor:.2f} s)", f"{min(ts) / floor:.2f}x",
+            "reported", None)  # fmt: skip
 
 
 # --- the users' corpus and pre-commit -------------------------------------------------------------
@@ -286,10 +288,16 @@ def main() -> None:
     ap.add_argument("--image", action="append", default=[])
     ap.add_argument("--corpus", type=Path, default=ROOT.parent / "shared" / "records-repo")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--container-only", action="store_true",
+                    help="only the container rows: the job, the image's size, start-up")  # fmt: skip
     opts = ap.parse_args()
     for spec in opts.image or [os.environ.get("ROOFBOT_IMAGE", "roofbot:ci")]:
         image, _, plot = spec.partition("=")
         container_job(image, plot or None, opts.rounds)
+        container_startup(image, opts.rounds)
+    if opts.container_only:
+        table()
+        return
     with tempfile.TemporaryDirectory() as t:
         corpus_dir = None
         if (opts.corpus / "data").is_dir():  # a copy: nothing is written into the user's folder
@@ -300,6 +308,10 @@ def main() -> None:
             pre_commit(corpus_dir, opts.rounds)
         pr_git_mode(Path(t))
         sweep(Path(t), corpus_dir)
+    table()
+
+
+def table() -> None:
     print("| what | measured | against | ratio | target | met? |")
     print("|---|---|---|---|---|---|")
     for r in ROWS:

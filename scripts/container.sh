@@ -16,10 +16,12 @@
 #   run     podman run roofbot:ci ARGS with $PWD at /github/workspace, --network none,
 #           GITHUB_* and INPUT_* passed through (as the Actions runner does)
 #   check   base + build + run `check --repo fixtures --format json` and compare it with the
-#           host's `roofbot check`; prints "skip: <reason>" and exits 0 where podman is unusable
+#           host's `roofbot check`, then check that the run found every module's bytecode in
+#           the image; prints "skip: <reason>" and exits 0 where podman is unusable
 #   size    image size and layer count, against the base image
 #   lock    regenerate requirements.lock, requirements-plot.lock and
-#           scripts/container/build-requirements.lock (pip-tools)
+#           scripts/container/build-requirements.lock (pip-tools); the two runtime locks
+#           leave out LOCK_OMIT, which no run imports
 #
 # Environment: ROOFBOT_IMAGE (default roofbot:ci), ROOFBOT_PLOT=true (build the `plot` image, with
 # the chart's matplotlib), ROOFBOT_CONTAINER_STATE (cache folder, default
@@ -367,6 +369,19 @@ check() {
     [[ -z $found ]] || die "the default image has $found installed (the chart is opt-in: PLOT=true)"
     echo "chart-free: the default image has neither matplotlib nor numpy"
   fi
+  # Start-up: every module a run imports must have its bytecode in the image, or each start
+  # compiles it again (the image sets PYTHONDONTWRITEBYTECODE=1). With writing allowed, a run in
+  # a throw-away container writes a .pyc for each module that has none: there must be none.
+  local compiled
+  compiled=$(podman run --rm --network none -v "$ROOT:$WORKSPACE:ro" -w "$WORKSPACE" \
+    -e PYTHONDONTWRITEBYTECODE= --entrypoint sh "$IMAGE" -c 'touch /tmp/.before &&
+      roofbot --version >/dev/null && { roofbot check --repo fixtures --format json >/dev/null
+      find / -xdev -name "*.pyc" -newer /tmp/.before; }') ||
+    die "could not run the bytecode probe in $IMAGE"
+  [[ -z $compiled ]] || die "compiled at each start (no bytecode in the image): $compiled"
+  echo "bytecode: every module the fixtures check imports is compiled in the image"
+  # The image this check ran, by id: a later test runs that one, whatever the tag points at then.
+  echo "image: $(podman image inspect --format '{{.Id}}' "$IMAGE")"
   local bytes sum
   bytes=$(wc -c <"$out/host.norm.json")
   sum=$(sha256sum "$out/host.norm.json" | cut -c1-16)
@@ -395,6 +410,34 @@ size() {
 
 # --- lock -------------------------------------------------------------------------------------------
 
+# Distributions the runtime locks leave out, though a dependency asks for them: no roofbot run
+# imports them, and the image installs its lock with --no-deps. cryptography (16 MB, a third of
+# what the dependencies add) comes with PyJWT's `crypto` extra, which PyGithub requires to sign
+# a GitHub App's JWT; roofbot authenticates with a token, and PyJWT imports cryptography only if
+# it is installed. pycparser is what cffi uses to parse C declarations at run time; PyNaCl's
+# bindings come compiled. tests/test_container.py::test_container_pr_job_end_to_end runs
+# `roofbot pr` in the image end to end, which is what shows that nothing imports them.
+LOCK_OMIT=(cryptography pycparser)
+
+# Drop LOCK_OMIT's pins (a pin is its `name==` line and the indented lines under it) from the
+# lock $1, and say so at its end.
+omit_pins() {
+  local lock=$1 tmp
+  tmp=$(mktemp)
+  awk -v omit="${LOCK_OMIT[*]}" '
+    BEGIN { n = split(omit, names, " "); for (i = 1; i <= n; i++) drop[names[i]] = 1 }
+    /^[^ #]/ { name = tolower($0); sub(/==.*/, "", name); skipping = (name in drop) }
+    /^# Left out by scripts\/container.sh lock/ { exit }
+    !skipping { print }
+  ' "$lock" >"$tmp"
+  {
+    printf '# Left out by scripts/container.sh lock (LOCK_OMIT: no roofbot run imports them): %s.\n' \
+      "${LOCK_OMIT[*]}"
+    echo '# Install with --no-deps, as the Dockerfile does: this file is the whole set.'
+  } >>"$tmp"
+  mv "$tmp" "$lock"
+}
+
 # Regenerate the hash-pinned locks with pip-tools for CPython 3.12 on Linux (run on this machine).
 # The machine's pip configuration (extra local indexes, constraints) is ignored: PyPI only.
 lock() {
@@ -421,6 +464,7 @@ lock() {
       "$venv/bin/pip-compile" --quiet --generate-hashes --strip-extras --allow-unsafe \
       "${extras[@]}" \
       --no-emit-index-url --no-emit-find-links --newline=LF -o "$out" "$src"
+    if [[ $out == requirements*.lock ]]; then omit_pins "$out"; fi
     log "lock: $out ($(grep -c '==' "$out") pins)"
   done
 }

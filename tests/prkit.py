@@ -220,17 +220,23 @@ def run_roofbot(
     )  # fmt: skip
     seconds = time.monotonic() - started
     assert ("Traceback" in proc.stderr) is crash, proc.stderr
+    return Run(
+        proc.returncode, proc.stdout, proc.stderr, summary.read_text("utf-8"),
+        read_outputs(outputs), seconds,
+    )  # fmt: skip
+
+
+def read_outputs(path: Path) -> dict[str, str]:
+    """The step outputs a run wrote to $GITHUB_OUTPUT (`name<<DELIM`, value, `DELIM`)."""
     parsed: dict[str, str] = {}
-    lines = outputs.read_text("utf-8").splitlines()
+    lines = path.read_text("utf-8").splitlines()
     i = 0
     while i < len(lines):
         name, _, delim = lines[i].partition("<<")
         parsed[name] = lines[i + 1]
         assert lines[i + 2] == delim
         i += 3
-    return Run(
-        proc.returncode, proc.stdout, proc.stderr, summary.read_text("utf-8"), parsed, seconds
-    )
+    return parsed
 
 
 def run_action(
@@ -248,3 +254,70 @@ def violating_copy(value: float = 150.0) -> str:
     data = json.loads((FIXTURES / MPT).read_text("utf-8"))
     data["value"] = value
     return json.dumps(data, indent=2) + "\n"
+
+
+CONTAINER_WORKSPACE = "/github/workspace"
+CONTAINER_TEMP = "/github/runner_temp"
+
+
+def podman_env() -> dict[str, str] | None:
+    """The environment podman runs under here (scripts/container.sh's containers.conf: runc, and
+    the rlimits this host allows), or None when podman is not installed."""
+    if shutil.which("podman") is None:
+        return None
+    env = dict(os.environ)
+    state = Path(os.environ.get("ROOFBOT_CONTAINER_STATE", "/var/tmp/roofbot-container"))
+    if "CONTAINERS_CONF" not in env and (state / "containers.conf").is_file():
+        env["CONTAINERS_CONF"] = str(state / "containers.conf")
+    return env
+
+
+def run_in_container(
+    image: str,
+    tmp: Path,
+    workspace: Path,
+    gh: FakeGitHub,
+    event_name: str,
+    payload: Mapping[str, Any],
+    podman: Mapping[str, str],
+    *,
+    timeout: float = 300,
+    **inputs: str,
+) -> Run:
+    """`roofbot pr` in the action's image, started as the Actions runner starts a Docker action:
+    the workspace at /github/workspace, the event and the file-command files in a mounted runner
+    temp, GITHUB_* and INPUT_* passed by name (values never on a command line), the image's own
+    entrypoint and `pr`. The loopback GitHub is reached over the host's network."""
+    (tmp / "event.json").write_text(json.dumps(payload), encoding="utf-8")
+    for name in ("summary.md", "output.txt"):
+        (tmp / name).write_text("", "utf-8")
+    job = {
+        "HOME": f"{CONTAINER_TEMP}/home",
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_EVENT_NAME": event_name,
+        "GITHUB_EVENT_PATH": f"{CONTAINER_TEMP}/event.json",
+        "GITHUB_REPOSITORY": gh.full_name,
+        "GITHUB_API_URL": gh.base_url,
+        "GITHUB_SERVER_URL": "https://github.com",
+        "GITHUB_RUN_ID": "4242",
+        "GITHUB_TOKEN": gh.token or "",
+        "GITHUB_WORKSPACE": CONTAINER_WORKSPACE,
+        "GITHUB_STEP_SUMMARY": f"{CONTAINER_TEMP}/summary.md",
+        "GITHUB_OUTPUT": f"{CONTAINER_TEMP}/output.txt",
+        "RUNNER_TEMP": CONTAINER_TEMP,
+        **inputs,
+    }
+    args = ["podman", "run", "--rm", "--network", "host", "-v", f"{workspace}:{CONTAINER_WORKSPACE}",
+            "-v", f"{tmp}:{CONTAINER_TEMP}", "-w", CONTAINER_WORKSPACE]  # fmt: skip
+    for name in job:
+        args += ["-e", name]
+    started = time.monotonic()
+    proc = subprocess.run(
+        [*args, image, "pr"], env={**podman, **job}, capture_output=True, text=True,
+        timeout=timeout, check=False,
+    )  # fmt: skip
+    seconds = time.monotonic() - started
+    return Run(
+        proc.returncode, proc.stdout, proc.stderr, (tmp / "summary.md").read_text("utf-8"),
+        read_outputs(tmp / "output.txt"), seconds,
+    )  # fmt: skip

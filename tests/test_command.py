@@ -25,7 +25,7 @@ from prkit import (
     violating_copy,
 )
 
-from roofbot.action.command import (
+from roofbot.action.command_rules import (
     HELP,
     NOT_ALLOWED,
     REPLY_MARKER,
@@ -38,7 +38,7 @@ from roofbot.action.command import (
     read_event,
     triage,
 )
-from roofbot.render.markdown import MARKER
+from roofbot.render.markdown.context import MARKER
 
 STICKY = MARKER
 

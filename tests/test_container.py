@@ -17,9 +17,21 @@ import shutil
 import subprocess
 import sys
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from github_server import FakeGitHub
+from prkit import (
+    MPT,
+    PR,
+    make_pull,
+    podman_env,
+    pull_event,
+    run_in_container,
+    run_roofbot,
+    violating_copy,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCKERFILE = ROOT / "Dockerfile"
@@ -191,6 +203,51 @@ def test_the_chart_is_opt_in() -> None:
     assert 'if [ "$PLOT" = true ]; then lock=/tmp/requirements-plot.lock; fi' in text
 
 
+def lock_omit() -> list[str]:
+    """LOCK_OMIT from scripts/container.sh: what the runtime locks leave out."""
+    match = re.search(r"^LOCK_OMIT=\(([^)]*)\)$", SCRIPT.read_text("utf-8"), re.M)
+    assert match, "no LOCK_OMIT=(...) in scripts/container.sh"
+    return match.group(1).split()
+
+
+def test_runtime_locks_leave_out_what_no_run_imports() -> None:
+    """cryptography and pycparser are asked for by dependencies but never imported by a
+    token-authenticated run (test_container_pr_job_end_to_end runs one in the image); the locks
+    leave them out and say so, and the image installs its lock as the whole set (--no-deps)."""
+    omit = lock_omit()
+    assert {"cryptography", "pycparser"} <= set(omit)
+    for lock in (LOCKS[0], LOCKS[2]):
+        pinned = {canonical(ln.split("==")[0]) for ln in requirement_lines(lock)}
+        assert not pinned & set(omit), f"{lock.name} pins {pinned & set(omit)}"
+        assert f"(LOCK_OMIT: no roofbot run imports them): {' '.join(omit)}." in lock.read_text()
+    assert 'pip install --no-cache-dir --no-deps --require-hashes -r "$lock"' in " ".join(
+        args_of(instructions(DOCKERFILE.read_text()), "RUN")
+    )
+
+
+def test_omit_pins_drops_whole_pins_once(tmp_path: Path) -> None:
+    lock = tmp_path / "requirements.lock"
+    lock.write_text(
+        "#\n# header\n#\n"
+        "cffi==2.1.1 \\\n    --hash=sha256:aa\n    # via\n    #   cryptography\n    #   pynacl\n"
+        "cryptography==50.0.2 \\\n    --hash=sha256:bb \\\n    --hash=sha256:cc\n    # via pyjwt\n"
+        "pycparser==3.12 \\\n    --hash=sha256:dd\n    # via cffi\n"
+        "pyjwt==2.15.1 \\\n    --hash=sha256:ee\n    # via pygithub\n",
+        "utf-8",
+    )
+    script = f"source <(sed -n '/^LOCK_OMIT=/p; /^omit_pins()/,/^}}/p' {SCRIPT})"
+    for _ in range(2):  # a second pass (the next `lock`) changes nothing
+        subprocess.run(["bash", "-c", f'{script} && omit_pins "$1"', "_", str(lock)], check=True)
+    text = lock.read_text("utf-8")
+    assert [ln.split("==")[0] for ln in requirement_lines(lock)] == ["cffi", "pyjwt"]
+    assert "--hash=sha256:bb" not in text and "--hash=sha256:dd" not in text
+    assert "#   cryptography\n" in text  # cffi's own `via` lines stay
+    assert text.count("# Left out by scripts/container.sh lock") == 1
+    assert text.endswith(
+        "Install with --no-deps, as the Dockerfile does: this file is the whole set.\n"
+    )
+
+
 def test_standard_library_is_compiled_at_build_time(steps: list[tuple[str, str]]) -> None:
     runs = args_of(steps, "RUN")
     assert any(r.startswith("python -m compileall") and 'get_path("stdlib")' in r for r in runs)
@@ -258,8 +315,19 @@ def test_container_check_without_podman_skips_and_says_how_to_install(tmp_path: 
     assert "scripts/container.sh deps" in proc.stdout
 
 
-@pytest.mark.container
-def test_container_json_matches_host() -> None:
+@dataclass
+class Checked:
+    """What `scripts/container.sh check` printed: its exit, its output, the image it built."""
+
+    proc: subprocess.CompletedProcess[str]
+    report: str
+    image: str | None
+
+
+@pytest.fixture(scope="module")
+def checked() -> Checked:
+    """`scripts/container.sh check` once for the module: it builds the image (cached layers),
+    runs it on the fixtures and compares the JSON with the host's; skips where podman can't run."""
     if os.environ.get("ROOFBOT_SKIP_CONTAINER") == "1":
         pytest.skip("ROOFBOT_SKIP_CONTAINER=1")
     env = dict(os.environ, ROOFBOT_HOST_PYTHON=sys.executable)
@@ -276,6 +344,63 @@ def test_container_json_matches_host() -> None:
     skip = [ln for ln in proc.stdout.splitlines() if ln.startswith("skip: ")]
     if proc.returncode == 0 and skip:
         pytest.skip(f"container: {skip[0][len('skip: ') :]}")
+    image = [ln.split()[1] for ln in proc.stdout.splitlines() if ln.startswith("image: ")]
+    return Checked(proc, report, image[0] if image else None)
+
+
+@pytest.mark.container
+def test_container_json_matches_host(checked: Checked) -> None:
+    proc, report = checked.proc, checked.report
     assert proc.returncode == 0, report
     assert any(ln.startswith("identical JSON:") for ln in proc.stdout.splitlines()), report
     assert "chart-free: the default image has neither matplotlib nor numpy" in proc.stdout, report
+    assert "bytecode: every module the fixtures check imports is compiled" in proc.stdout, report
+
+
+@pytest.mark.container
+def test_container_pr_job_end_to_end(checked: Checked, tmp_path: Path) -> None:
+    """The action's job in the image the check built, against the loopback GitHub: a PR that
+    breaks a roof gets the same exit, statuses, sticky comment, summary and outputs as on the
+    host. This is what proves that the distributions the image leaves out of the lock
+    (scripts/container.sh's LOCK_OMIT) are never imported by a token-authenticated run."""
+    assert checked.proc.returncode == 0, checked.report
+    assert checked.image, f"check printed no `image:` line\n{checked.report}"
+    podman = podman_env()
+    assert podman is not None
+    pull = make_pull(tmp_path / "pull", {MPT: violating_copy()})
+    runs = {}
+    for where in ("host", "container"):
+        tmp = tmp_path / where
+        tmp.mkdir()
+        with FakeGitHub() as gh:
+            gh.add_pull(PR, head_sha=pull.head, base_sha=pull.base)
+            event = pull_event(pull, gh)
+            if where == "host":
+                run = run_roofbot(tmp, pull.repo, gh, "pull_request_target", event)
+            else:
+                run = run_in_container(
+                    checked.image, tmp, pull.repo, gh, "pull_request_target", event, podman,
+                    INPUT_PLOT="false",
+                )  # fmt: skip
+            comments = [c.body for c in gh.comments_on(PR)]
+            statuses = [(s["state"], s["description"]) for s in gh.statuses[pull.head]]
+            runs[where] = (
+                run,
+                comments,
+                statuses,
+                sorted((r.method, r.route) for r in gh.requests),
+            )
+    (host, h_comments, h_statuses, h_calls) = runs["host"]
+    (ctr, c_comments, c_statuses, c_calls) = runs["container"]
+    assert "Traceback" not in ctr.stderr, ctr.stderr
+    assert ctr.code == host.code == 1, ctr.stderr
+    assert [s for s, _ in c_statuses] == ["pending", "failure"]
+    assert c_statuses == h_statuses
+    assert len(c_comments) == 1 and c_comments == h_comments
+    assert "150 | memory-roof | 135.0% |" in c_comments[0]
+    assert ctr.summary == host.summary
+    paths = ("report-path",)  # a file in the runner's temp: its folder differs
+    assert {k: v for k, v in ctr.outputs.items() if k not in paths} == {
+        k: v for k, v in host.outputs.items() if k not in paths
+    }
+    assert c_calls == h_calls

@@ -1,6 +1,7 @@
 """`--format sarif` (validated against the official SARIF 2.1.0 schema), `--format github`
 (yamllint-style annotations, the default under GitHub Actions), and the text format's
-`path:line` and what to change, `--quiet`/`--verbose`, all through the real CLI."""
+`path:line` and what to change, `--quiet`/`--verbose`, all through the real CLI; and the
+line of a `roofbot pr` annotation, found where a finding's is."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import importlib.resources
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -16,9 +18,16 @@ from typing import Any
 import jsonschema
 import pytest
 from conftest import FIXTURES
+from prkit import MPT, violating_copy
 
+from roofbot.adapters.jsonfile import MAX_BYTES
+from roofbot.adapters.repo import Repository
+from roofbot.adapters.tree import read_or_none
 from roofbot.core.traps import BY_ID
-from roofbot.render.findings import RULES
+from roofbot.engine import run_check
+from roofbot.render.finding_rules import RULES
+from roofbot.render.findings import findings
+from roofbot.render.github import annotations_for
 
 BROKEN = sorted(p.name for p in (FIXTURES / "broken").glob("*.json"))
 VIOLATOR = "data/benchmarks/local-rtx-pro-6000-70b-q8-decode.json"
@@ -163,6 +172,21 @@ def test_github_quiet_shows_only_what_fails() -> None:
                   "broken/truncated.json")  # fmt: skip
     commands = [line for line in out.stdout.splitlines() if ANNOTATION.match(line)]
     assert len(commands) == 1 and commands[0].startswith("::error file=broken/truncated.json")
+
+
+def test_a_pr_annotation_is_at_the_line_its_finding_names(tmp_path: Path) -> None:
+    """One helper finds a field's line (findings.line_of): a record whose keys share a line
+    gets its `roofbot pr` annotation at the line its finding names, the value's."""
+    root = tmp_path / "repo"
+    shutil.copytree(FIXTURES, root)
+    data = json.loads(violating_copy())
+    keys = ", ".join(f"{json.dumps(k)}: {json.dumps(v)}" for k, v in data.items())
+    (root / MPT).write_text("{\n" + keys + "\n}\n", "utf-8")  # every key on line 2
+    repo = Repository.open(root)
+    report = run_check(repo, [MPT], calibration=False)
+    found = findings(report, lambda path: read_or_none(repo.tree, path, MAX_BYTES))
+    [annotation] = annotations_for(report, repo.tree)
+    assert annotation.line == found[0].line == 2
 
 
 # ------------------------------------------------------------------ text, quiet, verbose

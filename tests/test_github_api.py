@@ -18,19 +18,18 @@ from pathlib import Path
 
 import pytest
 
-from roofbot.adapters.github import (
-    MAX_COMMENT_CHARS,
-    GitHubClient,
+from roofbot.adapters.github.client import GitHubClient
+from roofbot.adapters.github.errors import (
     GitHubConfigError,
     GitHubError,
     GitHubFileTooLarge,
     GitHubForbidden,
     GitHubNotFound,
     GitHubRateLimited,
-    GitHubSettings,
     GitHubTooLong,
     GitHubUnavailable,
 )
+from roofbot.adapters.github.models import MAX_COMMENT_CHARS, GitHubSettings
 
 try:  # tests/ is a rootdir-style folder today; keep working if it becomes a package
     from github_server import FakeGitHub, FileState, fake_github_fixture
@@ -549,8 +548,10 @@ def test_settings_from_the_actions_environment() -> None:
 
 def test_importing_the_adapter_does_not_import_pygithub() -> None:
     code = (
-        "import sys, roofbot.adapters.github as m\n"
-        "m.GitHubClient(m.GitHubSettings(token='t', repository='o/r'))\n"
+        "import sys\n"
+        "from roofbot.adapters.github.client import GitHubClient\n"
+        "from roofbot.adapters.github.models import GitHubSettings\n"
+        "GitHubClient(GitHubSettings(token='t', repository='o/r'))\n"
         "bad = {'github', 'requests', 'urllib3'} & set(sys.modules)\n"
         "assert not bad, bad\n"
     )

@@ -102,6 +102,10 @@ def test_the_action_and_the_command_import_one_way() -> None:
     assert "roofbot.action.command" not in edges["roofbot.action.pull"]
 
 
+def test_the_command_decisions_import_nothing_of_roofbot() -> None:
+    assert graph()["roofbot.action.command_rules"] == set()
+
+
 def test_the_core_imports_only_the_core() -> None:
     outside = {
         (name, target)

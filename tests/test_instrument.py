@@ -24,7 +24,7 @@ from prkit import (
     run_roofbot,
 )
 
-from roofbot.render.markdown import MARKER
+from roofbot.render.markdown.context import MARKER
 
 CONFIG = ".roofbot.yml"
 RTX4090 = "data/accelerators/nvidia-rtx-4090.json"

@@ -27,7 +27,11 @@ from roofbot.core.results import (
 )
 from roofbot.engine import run_check
 from roofbot.links import gotcha_paths
-from roofbot.render.markdown import EMOJI, MARKER, MIN_ROW_CHARS, html_text, md, render_report, url
+from roofbot.render.markdown import render_report
+from roofbot.render.markdown.context import MARKER
+from roofbot.render.markdown.escape import html_text, md, url
+from roofbot.render.markdown.levels import MIN_ROW_CHARS
+from roofbot.render.markdown.records import EMOJI
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
@@ -257,6 +261,7 @@ def test_the_capped_level_is_rendered_only_where_it_caps_a_list(
     rendered, it gives the tables' text (with the tables' note of what was left out, since
     no list entry was), so the tables' text stands in for it, at and around the boundary."""
     from roofbot.render import markdown
+    from roofbot.render.markdown import environment, levels
 
     def report(n: int, messages: int) -> Report:
         base = synthetic(n)
@@ -264,8 +269,8 @@ def test_the_capped_level_is_rendered_only_where_it_caps_a_list(
         return Report(base.records, base.calibration, messages=notes)
 
     def rendered(rep: Report, changes: Changes | None, opts: object) -> str:
-        omitted = markdown.TABLES[1]
-        return markdown.load_template().render(
+        omitted = levels.TABLES[1]
+        return environment.load_template().render(
             real_build(rep, {}, title="t", summary_url=None, changes=changes, head_sha=None,
                        opts=opts, omitted=omitted)  # type: ignore[arg-type]
         )  # fmt: skip
@@ -287,23 +292,21 @@ def test_the_capped_level_is_rendered_only_where_it_caps_a_list(
         (report(400, 0), Changes(files=files), True),
     ]
     for rep, changes, caps in cases:
-        assert markdown._caps_a_list(rep, changes, markdown.CAPPED[0]) is caps
-        same = rendered(rep, changes, markdown.CAPPED[0]) == rendered(
-            rep, changes, markdown.TABLES[0]
-        )
+        assert levels.caps_a_list(rep, changes, levels.CAPPED[0]) is caps
+        same = rendered(rep, changes, levels.CAPPED[0]) == rendered(rep, changes, levels.TABLES[0])
         assert same is not caps
         renders.clear()
         out = render_report(rep, {}, max_chars=20000, changes=changes)
         assert len(out) <= 20000 and "table rows past the first" in out
-        assert markdown.TABLES[0] in renders
-        assert (markdown.CAPPED[0] in renders) is caps
+        assert levels.TABLES[0] in renders
+        assert (levels.CAPPED[0] in renders) is caps
 
 
 # ------------------------------------------------------------------------------ the review's parts
 
 
 def test_chart_labels_stay_distinct_when_two_ids_cut_alike() -> None:
-    from roofbot.render.markdown import chart_label, distinct_labels
+    from roofbot.render.markdown.chart import chart_label, distinct_labels
 
     ids = [
         "mpt7b-a100-bs1-per-user-decode-tps",
@@ -319,7 +322,7 @@ def test_chart_labels_stay_distinct_when_two_ids_cut_alike() -> None:
 
 
 def test_md_code_keeps_code_spans_and_escapes_the_rest() -> None:
-    from roofbot.render.markdown import md_code
+    from roofbot.render.markdown.escape import md_code
 
     out = md_code("set `accelerator_ids` for @everyone <b>#1</b> and `odd")
     assert out.startswith("set `accelerator_ids` for @\u200beveryone &lt;b&gt;#\u200b1")
@@ -327,7 +330,7 @@ def test_md_code_keeps_code_spans_and_escapes_the_rest() -> None:
 
 
 def test_a_violation_s_details_chart_it_against_its_ceilings_by_batch(tmp_path: Path) -> None:
-    from roofbot.render.markdown import record_chart
+    from roofbot.render.markdown.chart import record_chart
 
     repo = copy_fixtures(tmp_path)
     path = repo / TRIO[1]  # the aggregate at batch 64, raised over its batched roof

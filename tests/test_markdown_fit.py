@@ -8,7 +8,10 @@ import re
 
 from roofbot.core.changes import Changes, FileChange, InstrumentChange
 from roofbot.core.results import Calibration, Message, RecordResult, Report, Verdict
-from roofbot.render.markdown import MARKER, cut_points, fit, html_text, md, render_report
+from roofbot.render.markdown import render_report
+from roofbot.render.markdown.context import MARKER
+from roofbot.render.markdown.escape import html_text, md
+from roofbot.render.markdown.fit import cut_points, fit
 
 
 def _balanced(text: str) -> None:

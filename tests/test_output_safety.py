@@ -16,7 +16,7 @@ import pytest
 from github_server import FakeGitHub
 from prkit import FIXTURES, PR, git, make_pull, run_action
 
-from roofbot.render.markdown import MARKER
+from roofbot.render.markdown.context import MARKER
 
 SOURCE = "data/benchmarks/comm-5090-wsl2-qwen3-14b-awq-decode-tok-s.json"
 #: LRM, RLM, ALM, ZWJ, ZWNJ, word joiner, U+180E, soft hyphen, CGJ, Hangul fillers, a tag

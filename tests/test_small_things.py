@@ -111,7 +111,7 @@ def test_parts_has_a_header_units_one_row_a_precision_and_matches_words(tmp_path
 
 
 def test_chart_labels_are_never_cut_to_the_same_label() -> None:
-    from roofbot.render.markdown import distinct_labels
+    from roofbot.render.markdown.chart import distinct_labels
 
     ids = [
         "contrib-rtx4090-qwen3-32b-awq-decode-bs1",

@@ -1,232 +1,41 @@
 """`/roofcheck`: rerun roofbot from a comment on a pull request (`issue_comment` events).
 
-The decisions are pure functions over the event payload, each with the words it logs or
-replies defined right above it: which comments are commands (`triage`), what a command asks
-(`parse_command`) and who may run it (`authorize`). `run_comment` wires them to GitHub: it
-reacts to the command comment (eyes on receipt, rocket when done, confused on failure), learns
-the pull request's current head from the API (an `issue_comment` event carries no SHA, and its
+`run_comment` wires the decisions of roofbot/action/command_rules.py (which comments are
+commands, what they ask, who may run them, the fixed replies) to GitHub: it reacts to the
+command comment (eyes on receipt, rocket when done, confused on failure), learns the pull
+request's current head from the API (an `issue_comment` event carries no SHA, and its
 workflow runs on the default branch), and runs the same check as a push does
-(`roofbot.check_pull`): pending then final status on that head, the same sticky
-comment. Nothing a commenter writes is ever echoed: replies are fixed text."""
+(`roofbot.action.pull.check_pull`): pending then final status on that head, the same sticky
+comment."""
 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from enum import Enum
-from typing import Any, TextIO
+from typing import TextIO
 
 from roofbot.action.approval import Approval
+from roofbot.action.command_rules import (
+    NOT_ALLOWED,
+    Command,
+    CommandError,
+    CommentEvent,
+    Ignored,
+    Kind,
+    authorize,
+    read_event,
+    refused_marker,
+    reply_for,
+    triage,
+)
 from roofbot.action.event import COMMENT_EVENT, PullEvent, UsageError, read_payload
-from roofbot.action.pull import check_pull, make_client
+from roofbot.action.pull import Checked, check_pull, make_client
 from roofbot.action.settings import settings_for
 from roofbot.adapters import actions as A
-from roofbot.adapters.github import GitHubError
+from roofbot.adapters.github.errors import GitHubError
 from roofbot.adapters.github.models import ReactionContent
 from roofbot.adapters.github.protocol import GitHub
-
-COMMAND = "/roofcheck"
-REPLY_MARKER = "<!-- roofbot:reply -->"  # not the sticky marker: a reply is never the report
-
-
-class CommandError(ValueError):
-    """The event payload is not an issue_comment payload."""
-
-
-class Kind(Enum):
-    RERUN = "rerun"  # `/roofcheck`: the changed records, as on a push
-    ALL = "all"  # `/roofcheck all`: every record of the repository at the PR's head
-    HELP = "help"
-    APPROVE = "approve"  # `/roofcheck approve`: accept the instrument changes of this head
-    UNKNOWN = "unknown"  # `/roofcheck something-else`: answered with the help
-
-
-@dataclass(frozen=True)
-class Command:
-    kind: Kind
-
-
-@dataclass(frozen=True)
-class CommentEvent:
-    """The fields of an `issue_comment` payload roofbot reads."""
-
-    action: str
-    issue_number: int
-    on_pull: bool  # `issue.pull_request` is present only on a pull request
-    comment_id: int
-    body: str
-    author_login: str
-    author_type: str  # "User", "Bot", "Organization"
-    association: str | None  # absent from older payloads: then the permission decides
-    via_app: bool  # `performed_via_github_app` is set: written by an app
-
-
-@dataclass(frozen=True)
-class Ignored:
-    """Not a command roofbot answers; `reason` goes to the log only."""
-
-    reason: str
-
-
-@dataclass(frozen=True)
-class Request:
-    """A command to answer."""
-
-    event: CommentEvent
-    command: Command
-
-
-@dataclass(frozen=True)
-class Authorization:
-    allowed: bool
-    via: str  # what decided it, for the log: "author association OWNER", "permission read"
-
-
-# ------------------------------------------------------------------ reading the event
-
-
-def read_event(payload: Mapping[str, Any]) -> CommentEvent:
-    """The comment event's fields, or CommandError when the payload is not one."""
-    try:
-        issue, comment = payload["issue"], payload["comment"]
-        user = comment.get("user") or {}
-        association = comment.get("author_association")
-        return CommentEvent(
-            action=str(payload.get("action") or ""),
-            issue_number=int(issue["number"]),
-            on_pull=isinstance(issue.get("pull_request"), Mapping),
-            comment_id=int(comment["id"]),
-            body=str(comment.get("body") or ""),
-            author_login=str(user.get("login") or ""),
-            author_type=str(user.get("type") or ""),
-            association=str(association).upper() if association else None,
-            via_app=bool(comment.get("performed_via_github_app")),
-        )
-    except (KeyError, TypeError, ValueError, AttributeError) as e:
-        raise CommandError(f"the event payload is not an issue_comment event: {e!r}") from None
-
-
-# ------------------------------------------------------------------ what a comment asks
-
-KINDS = {"": Kind.RERUN, "all": Kind.ALL, "help": Kind.HELP, "approve": Kind.APPROVE}
-
-
-def parse_command(body: str) -> Command | None:
-    """The command on the comment's first line: `/roofcheck`, `/roofcheck all`,
-    `/roofcheck help`; anything else after `/roofcheck` is UNKNOWN. None: not a command (a
-    quote `> /roofcheck`, `/roofchecks`, or `/roofcheck` on a later line)."""
-    first = body.lstrip("\ufeff").split("\n", 1)[0].strip()
-    words = first.split()
-    if not words or words[0].lower() != COMMAND:
-        return None
-    argument = " ".join(words[1:]).lower()
-    return Command(KINDS.get(argument, Kind.UNKNOWN))
-
-
-# ------------------------------------------------------------------ which comments count
-
-NOT_CREATED = "the comment was {action}, not created: only a new comment runs a command"
-NOT_A_PULL = "issue #{number} is not a pull request"
-FROM_A_BOT = "the comment is by a bot ({login})"
-NOT_A_COMMAND = "the comment's first line is not a /roofcheck command"
-
-
-def is_bot(event: CommentEvent) -> bool:
-    return event.author_type == "Bot" or event.author_login.endswith("[bot]") or event.via_app
-
-
-def triage(event: CommentEvent) -> Ignored | Request:
-    """Whether roofbot answers this comment: a new comment, on a pull request, by a person,
-    whose first line is `/roofcheck`. Edited comments, plain issues and bots are ignored."""
-    if event.action != "created":
-        return Ignored(NOT_CREATED.format(action=event.action or "changed"))
-    if not event.on_pull:
-        return Ignored(NOT_A_PULL.format(number=event.issue_number))
-    if is_bot(event):
-        return Ignored(FROM_A_BOT.format(login=event.author_login or "unknown"))
-    command = parse_command(event.body)
-    if command is None:
-        return Ignored(NOT_A_COMMAND)
-    return Request(event, command)
-
-
-# ------------------------------------------------------------------ who may run it
-
-#: The author association that alone proves write access (fast path). MEMBER and COLLABORATOR
-#: do not: a read-only organisation member or a triage collaborator has them too.
-MERGERS = frozenset({"OWNER"})
-#: Repository permissions that can merge, from the collaborator-permission endpoint (either
-#: the legacy `permission` or `role_name`; `GitHubClient.permission` takes the stronger).
-WRITERS = frozenset({"write", "maintain", "admin"})
-
-WHO_MAY_RUN = (
-    "`/roofcheck` can be run by people who may merge into this repository: its owner, and "
-    "anyone with write, maintain or admin permission on it."
-)
-NOT_ALLOWED = (
-    f"{REPLY_MARKER}\n"
-    "Thanks for asking for a new check. "
-    f"{WHO_MAY_RUN} "
-    "roofbot already checks this pull request by itself every time it is updated, so there is "
-    "nothing you need to do; a maintainer can ask for a rerun if one is needed.\n"
-)
-
-
-def refused_marker(login: str) -> str:
-    """The hidden line that says this user was already told they may not run `/roofcheck` on
-    this pull request: a digest of the login, so the reply mentions no one."""
-    digest = hashlib.sha256(login.lower().encode("utf-8")).hexdigest()[:16]
-    return f"<!-- roofbot:refused {digest} -->"
-
-
-def authorize(association: str | None, permission: Callable[[], str]) -> Authorization:
-    """Allowed when the comment's author association is OWNER; otherwise `permission()` (one
-    API call) must be write, maintain or admin (a MEMBER or COLLABORATOR may have read or
-    triage only). Errors of
-    `permission()` propagate: the caller decides (roofbot runs nothing)."""
-    if association in MERGERS:
-        return Authorization(True, f"author association {association}")
-    level = permission()
-    return Authorization(level in WRITERS, f"permission {level}")
-
-
-# ------------------------------------------------------------------ help
-
-HELP = (
-    f"{REPLY_MARKER}\n"
-    "**roofbot commands**, on the first line of a new comment on a pull request:\n\n"
-    "| command | what it does |\n"
-    "|---|---|\n"
-    "| `/roofcheck` | checks this pull request again, on its current head: the changed "
-    "benchmark records and every record a changed catalogue entry affects, the same check "
-    "as on every push (status `roofcheck`, the report comment updated in place) |\n"
-    "| `/roofcheck all` | checks every benchmark record of the repository at this pull "
-    "request's head; the `roofcheck` status then covers all of them (`/roofcheck` goes back "
-    "to the changed records) |\n"
-    "| `/roofcheck approve` | accepts the changes this pull request makes to the instrument "
-    "(catalogue records, pins) for its current head only: a new push needs a new approval; "
-    "the comment says who approved |\n"
-    "| `/roofcheck help` | this message |\n\n"
-    f"{WHO_MAY_RUN}\n"
-)
-UNKNOWN = HELP.replace(
-    "**roofbot commands**", "`/roofcheck` does not know that argument. **roofbot commands**", 1
-)
-
-
-def reply_for(command: Command) -> str | None:
-    """The fixed reply a command gets without running anything, or None: it runs."""
-    if command.kind is Kind.HELP:
-        return HELP
-    if command.kind is Kind.UNKNOWN:
-        return UNKNOWN
-    return None
-
-
-# ------------------------------------------------------------------ running it
 
 
 def run_comment(env: Mapping[str, str], *, dry_run: bool = False, out: TextIO = sys.stdout) -> int:
@@ -261,61 +70,30 @@ def run_comment(env: Mapping[str, str], *, dry_run: bool = False, out: TextIO = 
 def _answer(
     env: Mapping[str, str], client: GitHub, event: CommentEvent, command: Command, out: TextIO
 ) -> int:
-    number = event.issue_number
+    """A fixed reply, a refusal, or the check run on the pull request's head."""
     fixed = reply_for(command)
     if fixed is not None:
-        _reply(client, number, fixed, out)
+        _reply(client, event.issue_number, fixed, out)
         return 0
     try:
         auth = authorize(event.association, lambda: client.permission(event.author_login))
     except GitHubError as e:
-        A.log(out, f"could not look up the permission of {event.author_login}: {e}")
-        _react(client, event.comment_id, "confused", out)
-        return 1
+        why = f"could not look up the permission of {event.author_login}: {e}"
+        return _give_up(client, event, why, 1, out)
     if not auth.allowed:
         A.log(out, f"/roofcheck by {event.author_login} not run: {auth.via}")
-        mark = refused_marker(event.author_login)
-        try:
-            answered = client.has_bot_comment(number, mark)
-        except GitHubError as e:
-            A.log(out, f"could not list the comments of #{number}: {e}")
-            answered = True  # in doubt, stay quiet: a missing reply costs less than a flood
-        if answered:
-            A.log(out, f"{event.author_login} was already answered on #{number}: no reply")
-            return 0
-        _reply(client, number, NOT_ALLOWED + mark + "\n", out)
+        _refuse(client, event, out)
         return 0
     A.log(out, f"/roofcheck {command.kind.value} by {event.author_login} ({auth.via})")
     _react(client, event.comment_id, "eyes", out)
     try:
-        pull = client.get_pull(number)
-        if pull.state != "open":
-            A.log(out, f"#{number} is {pull.state}: checking its head anyway")
-        pr_event = PullEvent(
-            number=pull.number,
-            action=command.kind.value,
-            base_sha=pull.base_sha,
-            head_sha=pull.head_sha,
-            base_ref=pull.base_ref,
-            is_fork=pull.is_fork,
-            draft=pull.draft,
-        )
-        settings = settings_for(env, COMMENT_EVENT, pr_event, sweep=command.kind is Kind.ALL)
-        if command.kind is Kind.APPROVE:  # for this head only: the check records it
-            A.log(
-                out, f"instrument changes of {pull.head_sha[:12]} approved by {event.author_login}"
-            )
-            approval = Approval(pull.head_sha, event.author_login)
-            settings = dataclasses.replace(settings, approval=approval)
-        checked = check_pull(settings, env, client, out)
+        checked = _check_head(env, client, event, command, out)
     except GitHubError as e:
-        A.log(out, f"could not read pull request #{number}: {e}")
-        _react(client, event.comment_id, "confused", out)
-        return 1
+        return _give_up(
+            client, event, f"could not read pull request #{event.issue_number}: {e}", 1, out
+        )
     except UsageError as e:
-        A.log(out, f"error: {e}")
-        _react(client, event.comment_id, "confused", out)
-        return 2
+        return _give_up(client, event, f"error: {e}", 2, out)
     except BaseException:
         _react(client, event.comment_id, "confused", out)
         raise
@@ -324,15 +102,63 @@ def _answer(
     return checked.code
 
 
-def _react(client: GitHub, comment_id: int, content: ReactionContent, out: TextIO) -> None:
+def _refuse(client: GitHub, event: CommentEvent, out: TextIO) -> None:
+    """Tell a commenter who may not run `/roofcheck` so, once a pull request."""
+    number, mark = event.issue_number, refused_marker(event.author_login)
     try:
-        client.react(comment_id, content)
+        answered = client.has_bot_comment(number, mark)
     except GitHubError as e:
-        A.log(out, f"could not react {content} to comment {comment_id}: {e}")
+        A.log(out, f"could not list the comments of #{number}: {e}")
+        answered = True  # in doubt, stay quiet: a missing reply costs less than a flood
+    if answered:
+        A.log(out, f"{event.author_login} was already answered on #{number}: no reply")
+        return
+    _reply(client, number, NOT_ALLOWED + mark + "\n", out)
+
+
+def _check_head(
+    env: Mapping[str, str], client: GitHub, event: CommentEvent, command: Command, out: TextIO
+) -> Checked:
+    """The check a push runs, on the pull request's current head (as the API tells it)."""
+    pull = client.get_pull(event.issue_number)
+    if pull.state != "open":
+        A.log(out, f"#{event.issue_number} is {pull.state}: checking its head anyway")
+    pr_event = PullEvent(
+        number=pull.number,
+        action=command.kind.value,
+        base_sha=pull.base_sha,
+        head_sha=pull.head_sha,
+        base_ref=pull.base_ref,
+        is_fork=pull.is_fork,
+        draft=pull.draft,
+    )
+    settings = settings_for(env, COMMENT_EVENT, pr_event, sweep=command.kind is Kind.ALL)
+    if command.kind is Kind.APPROVE:  # for this head only: the check records it
+        A.log(out, f"instrument changes of {pull.head_sha[:12]} approved by {event.author_login}")
+        approval = Approval(pull.head_sha, event.author_login)
+        settings = dataclasses.replace(settings, approval=approval)
+    return check_pull(settings, env, client, out)
+
+
+def _give_up(client: GitHub, event: CommentEvent, why: str, code: int, out: TextIO) -> int:
+    """Log why the command could not finish, mark its comment confused, and return `code`."""
+    A.log(out, why)
+    _react(client, event.comment_id, "confused", out)
+    return code
+
+
+def _logged(call: Callable[[], object], failure: str, out: TextIO) -> None:
+    """One GitHub call whose failure costs only a log line: `failure`, then the error."""
+    try:
+        call()
+    except GitHubError as e:
+        A.log(out, f"{failure}: {e}")
+
+
+def _react(client: GitHub, comment_id: int, content: ReactionContent, out: TextIO) -> None:
+    failure = f"could not react {content} to comment {comment_id}"
+    _logged(lambda: client.react(comment_id, content), failure, out)
 
 
 def _reply(client: GitHub, number: int, body: str, out: TextIO) -> None:
-    try:
-        client.reply(number, body)
-    except GitHubError as e:
-        A.log(out, f"could not reply on #{number}: {e}")
+    _logged(lambda: client.reply(number, body), f"could not reply on #{number}", out)

@@ -13,24 +13,34 @@ from roofbot.action import instrument as instr
 from roofbot.action.approval import Approval, stamp, valid_for
 from roofbot.action.before_after import compare_with_base
 from roofbot.action.chart import NO_CHART, ChartUnavailable, draw_chart
-from roofbot.action.gather import Gathered, is_relevant
-from roofbot.action.policy import instrument_changes, merge_config, paths_to_check
+from roofbot.action.gather import Gathered
+from roofbot.action.instrument_review import (
+    MAX_FIELD_CHANGES,
+    Review,
+    catalogue_changes,
+    compare,
+    field_changes,
+    new_parts,
+    view,
+)
+from roofbot.action.plan import Plan, plan_run
+from roofbot.action.policy import merge_config
 from roofbot.action.settings import COMMENT_BUDGET, SUMMARY_BUDGET, SUMMARY_BYTES, Settings
 from roofbot.adapters import actions as A
-from roofbot.adapters.repo import Repository, load_config_text
+from roofbot.adapters.repo import Repository
 from roofbot.adapters.schemas import Schemas
-from roofbot.catalogue_check import invalid_changed_catalogue, with_catalogue_errors
-from roofbot.core.changes import Changes, FileChange, InstrumentChange, matches_any
+from roofbot.catalogue_check import with_catalogue_errors
+from roofbot.core.changes import Changes
 from roofbot.core.compare import Comparison
-from roofbot.core.config import Config, ConfigError
+from roofbot.core.config import Config
 from roofbot.core.provenance import clip
 from roofbot.core.results import Message, Report, Verdict
-from roofbot.engine import run_check, shown_path
+from roofbot.engine import run_check
 from roofbot.links import gotcha_paths
-from roofbot.pins import pin_problems
 from roofbot.render import json_report
 from roofbot.render.github import annotations_for
-from roofbot.render.markdown import MARKER, render_report
+from roofbot.render.markdown import render_report
+from roofbot.render.markdown.context import MARKER
 
 
 @dataclass(frozen=True)
@@ -81,97 +91,123 @@ def evaluate(
     branch's (roofbot.action.instrument); where the PR moves it and a record passes only under the
     PR's, the outcome is held until `approval_lookup` (called only then) finds an approval of
     this head."""
-    base_cfg = load_config_text(inputs.base_config_text)
-    try:
-        if inputs.head_config_problem:
-            raise ConfigError(inputs.head_config_problem)
-        head_cfg = load_config_text(inputs.head_config_text)
-        config_problem = None
-    except ConfigError as e:
-        head_cfg, config_problem = base_cfg, str(e)
-    added = instr.added_record_ids(inputs.files, base_cfg)
-    config = instr.run_config(base_cfg, head_cfg, added, s.fail_on)
-    instrument = instrument_changes(base_cfg, head_cfg)
-    repo = Repository(inputs.tree, config, Schemas(s.workspace / "schemas"))
-    relevant = [
-        f
-        for f in inputs.files
-        if is_relevant(f.path, config, s.config_path)
-        or (f.old_path and is_relevant(f.old_path, config, s.config_path))
-    ]
-    # the PR's own pins, in the PR's tree: a pin that points at nothing would break the base
-    # once merged, even where this run applies none of the PR's pins
-    head_repo = Repository(inputs.tree, head_cfg, Schemas(s.workspace / "schemas"))
-    if config_problem is None and (problems := pin_problems(head_repo)):
-        config_problem = "; ".join(problems)
-    records, deps = paths_to_check(repo, relevant, instrument, s.paths)
-    invalid = invalid_changed_catalogue(repo, relevant)
-    if s.sweep:  # `/roofcheck all`: the whole corpus at the PR's head
-        every = repo.record_paths()
-        records = [p for p in every if not s.paths or matches_any(p, s.paths)]
-        deps = []
-    changes = Changes(  # as the reports print them: a name that isn't UTF-8 escaped
-        tuple(
-            dataclasses.replace(
-                f, path=shown_path(f.path), old_path=f.old_path and shown_path(f.old_path)
-            )
-            for f in relevant
-        ),
-        tuple(shown_path(d) for d in deps),
-        tuple(instrument),
-        inputs.source,
-    )
-    if not records and not deps and not instrument and config_problem is None and not invalid:
+    plan = plan_run(s, inputs)
+    if plan.empty:
         text = (
             f"{MARKER}\n### ✅ roofcheck: nothing to check\n\n"
             "This pull request changes no benchmark record, catalogue record or roofbot pin.\n"
         )
-        return Outcome(None, changes, "success", describe(None, changes), text, text, (), "{}\n")
-    repo.prefetch_checks(records + deps, [c.id for c in config.calibration])
-    report = run_check(repo, records + deps, calibration=True)
-    report = with_catalogue_errors(report, repo, invalid)
+        return Outcome(None, plan.changes, "success", describe(None, plan.changes), text, text, (),
+                       "{}\n")  # fmt: skip
+    report = _check(s, inputs, plan)
+    under_base: list[Report] = []  # the check-twice's results, reused by before and after
+    review = review_instrument(s, inputs, plan, report, under_base)
+    ok = report.ok and plan.config_problem is None
+    approval = _approval(s, review, ok, approval_lookup)
+    held = review if review is not None and review.held and ok and approval is None else None
+    links = gotcha_paths(plan.config, plan.repo.catalogue())
+    report, chart = _with_chart(report, plan.config, s.plot_dir)
+    comparison = _before_after(s, inputs, plan, report, under_base)
+    common = _context(s, plan.changes, comparison, chart, review, approval)
+    comment, summary, rerender = _rendered(s, report, links, common, approval)
+    return Outcome(
+        report,
+        plan.changes,
+        "success" if ok and held is None else "failure",
+        _description(s, plan, report, held, approval),
+        comment,
+        summary,
+        tuple(annotations_for(report, inputs.tree)),
+        json_report.report_text(report, links),
+        chart,
+        comparison,
+        rerender,
+    )
+
+
+def _check(s: Settings, inputs: Gathered, plan: Plan) -> Report:
+    """The run's report: the planned records checked, with calibration; the rows of the failing
+    catalogue files; the gathering's notes and the PR configuration's problem as messages."""
+    plan.repo.prefetch_checks(plan.paths, [c.id for c in plan.config.calibration])
+    report = run_check(plan.repo, plan.paths, calibration=True)
+    report = with_catalogue_errors(report, plan.repo, plan.invalid)
     extra = [Message("warning", n) for n in inputs.notes]
-    if config_problem:
-        extra.append(Message("error", f"the PR's {s.config_path}: {config_problem}"))
+    if plan.config_problem:
+        extra.append(Message("error", f"the PR's {s.config_path}: {plan.config_problem}"))
     if extra:
         report = dataclasses.replace(report, messages=(*report.messages, *extra))
-    under_base: list[Report] = []  # the check-twice's results, reused by before and after
-    review = review_instrument(s, inputs, relevant, config, base_cfg, instrument, added,
-                               records + deps, report, under_base)  # fmt: skip
-    ok = report.ok and config_problem is None
-    approval = None
-    if review is not None and review.held and ok:
-        approval = valid_for(s.approval or (approval_lookup() if approval_lookup else None),
-                             s.event.approval_sha or s.event.head_sha)  # fmt: skip
-    held = review is not None and bool(review.held) and ok and approval is None
-    links = gotcha_paths(config, repo.catalogue())
+    return report
+
+
+def _approval(
+    s: Settings,
+    review: Review | None,
+    ok: bool,
+    lookup: Callable[[], Approval | None] | None,
+) -> Approval | None:
+    """The approval of this head, looked up only where a passing run is held."""
+    if review is None or not review.held or not ok:
+        return None
+    return valid_for(s.approval or (lookup() if lookup else None),
+                     s.event.approval_sha or s.event.head_sha)  # fmt: skip
+
+
+def _with_chart(report: Report, config: Config, folder: Path | None) -> tuple[Report, Path | None]:
+    """The roofline chart, or the report with a note where the optional extra is missing (a
+    note, never a failure)."""
     try:
-        chart = draw_chart(report, config, s.plot_dir)
-    except ChartUnavailable:  # an optional extra that is missing is a note, never a failure
-        chart = None
-        report = dataclasses.replace(
+        return report, draw_chart(report, config, folder)
+    except ChartUnavailable:
+        return dataclasses.replace(
             report, messages=(*report.messages, Message("warning", NO_CHART))
-        )
-    comparison = None
-    if inputs.base_tree is not None and not s.sweep:
-        renames = {f.path: f.old_path for f in relevant if f.old_path}
-        base_config = merge_config(base_cfg, base_cfg, s.fail_on)
-        # a dependent's file is the base's: the check-twice already has its base result
-        dep_paths = set(deps)
-        known = {r.path: r for rep in under_base for r in rep.records if r.path in dep_paths}
-        comparison = compare_with_base(
-            report, inputs.base_tree, base_config, s.workspace / "schemas", records + deps,
-            renames, known,
-        )  # fmt: skip
-    common: dict[str, Any] = {
+        ), None
+
+
+def _before_after(
+    s: Settings, inputs: Gathered, plan: Plan, report: Report, under_base: list[Report]
+) -> Comparison | None:
+    """The PR's results beside the base's (none on a sweep, or without the base's tree)."""
+    if inputs.base_tree is None or s.sweep:
+        return None
+    renames = {f.path: f.old_path for f in plan.relevant if f.old_path}
+    base_config = merge_config(plan.base_cfg, plan.base_cfg, s.fail_on)
+    # a dependent's file is the base's: the check-twice already has its base result
+    dep_paths = set(plan.deps)
+    known = {r.path: r for rep in under_base for r in rep.records if r.path in dep_paths}
+    return compare_with_base(
+        report, inputs.base_tree, base_config, s.workspace / "schemas", plan.paths, renames,
+        known,
+    )  # fmt: skip
+
+
+def _context(
+    s: Settings,
+    changes: Changes,
+    comparison: Comparison | None,
+    chart: Path | None,
+    review: Review | None,
+    approval: Approval | None,
+) -> dict[str, Any]:
+    """What the comment and the summary templates read besides the report."""
+    return {
         "comparison": comparison,
         "changes": changes,
         "head_sha": s.event.head_sha,
         "template": s.template,
         "title": s.title,
         "chart_url": f"{s.summary_url}#artifacts" if chart and s.summary_url else None,
-        "extra": {"instrument": instr.view(review, approval) if review is not None else None},
+        "extra": {"instrument": view(review, approval) if review is not None else None},
     }
+
+
+def _rendered(
+    s: Settings,
+    report: Report,
+    links: Mapping[str, str | None],
+    common: dict[str, Any],
+    approval: Approval | None,
+) -> tuple[str, str, Callable[[Mapping[str, Any]], tuple[str, str]]]:
+    """The sticky comment, the job summary, and a way to render both again with a note."""
     comment = stamp(
         render_report(report, links, max_chars=COMMENT_BUDGET, summary_url=s.summary_url,
                       **common),
@@ -185,68 +221,54 @@ def evaluate(
                              summary_url=s.summary_url, **noted)  # fmt: skip
         return stamp(text, approval), _summary(report, links, noted)
 
-    summary = _summary(report, links, common)
-    description = describe(report, changes)
+    return comment, _summary(report, links, common), rerender
+
+
+def _description(
+    s: Settings, plan: Plan, report: Report, held: Review | None, approval: Approval | None
+) -> str:
+    """The commit status's description: the counts, or why the run fails or is held."""
+    description = describe(report, plan.changes)
     if s.sweep:
         description = ("all records: " + description)[:139]
-    if config_problem:
+    if plan.config_problem:
         description = f"the PR's {s.config_path} is invalid"
-    if held and review is not None:
-        ok, description = False, review.description()
-    elif approval is not None:
-        description = clip(f"{description}; instrument approved by {approval.by}", 139)
-    return Outcome(
-        report,
-        changes,
-        "success" if ok else "failure",
-        description,
-        comment,
-        summary,
-        tuple(annotations_for(report, inputs.tree)),
-        json_report.report_text(report, links),
-        chart,
-        comparison,
-        rerender,
-    )
+    if held is not None:
+        return held.description()
+    if approval is not None:
+        return clip(f"{description}; instrument approved by {approval.by}", 139)
+    return description
 
 
 def review_instrument(
-    s: Settings,
-    inputs: Gathered,
-    relevant: list[FileChange],
-    config: Config,
-    base_cfg: Config,
-    changes: list[InstrumentChange],
-    added: frozenset[str],
-    paths: list[str],
-    report: Report,
-    keep: list[Report] | None = None,
-) -> instr.Review | None:
+    s: Settings, inputs: Gathered, plan: Plan, report: Report, keep: list[Report] | None = None
+) -> Review | None:
     """Check twice where the PR moves the instrument: the same records under the base's
     catalogue and pins (appended to `keep`, where given). None: the PR leaves the instrument
     alone."""
-    skipped = tuple(instr.not_applied(changes, added, base_cfg))
-    catalogue = instr.catalogue_changes(relevant, base_cfg)
+    config, base_cfg = plan.config, plan.base_cfg
+    skipped = tuple(instr.not_applied(plan.instrument, plan.added, base_cfg))
+    catalogue = catalogue_changes(plan.relevant, base_cfg)
     pr_pins = tuple(sorted(instr.pr_pinned_ids(config, base_cfg)))
     if not catalogue and not pr_pins:
-        return instr.Review(not_applied=skipped) if skipped else None
+        return Review(not_applied=skipped) if skipped else None
     if inputs.base_tree is None:
-        return instr.Review(not_applied=skipped, pr_pins=pr_pins)
+        return Review(not_applied=skipped, pr_pins=pr_pins)
     base_view = instr.BaseCatalogueTree(inputs.tree, inputs.base_tree, config.catalogue)
     base_repo = Repository(
         base_view, dataclasses.replace(config, pins=base_cfg.pins), Schemas(s.workspace / "schemas")
     )
-    base_report = run_check(base_repo, paths, calibration=False)
+    base_report = run_check(base_repo, plan.paths, calibration=False)
     if keep is not None:
         keep.append(base_report)
-    parts = instr.new_parts(catalogue, config, inputs.tree)
-    fields = instr.field_changes(catalogue, config, inputs.tree, inputs.base_tree)
-    shown = fields[: instr.MAX_FIELD_CHANGES]
-    return instr.Review(
+    parts = new_parts(catalogue, config, inputs.tree)
+    fields = field_changes(catalogue, config, inputs.tree, inputs.base_tree)
+    shown = fields[:MAX_FIELD_CHANGES]
+    return Review(
         field_changes=tuple(shown),
         field_changes_hidden=len(fields) - len(shown),
         new_parts=tuple(parts),
-        moves=tuple(instr.compare(report, base_report, new_part=bool(parts))),
+        moves=tuple(compare(report, base_report, new_part=bool(parts))),
         not_applied=skipped,
         pr_pins=pr_pins,
         checked_twice=True,
@@ -261,6 +283,3 @@ def _summary(report: Report, links: Mapping[str, str | None], common: dict[str, 
         if len(text.encode("utf-8")) <= SUMMARY_BYTES or budget < 10_000:
             return text
         budget //= 2
-
-
-# ------------------------------------------------------------------ posting

@@ -13,7 +13,7 @@ from roofbot.action.settings import MAX_API_FILES, Settings
 from roofbot.adapters import actions as A
 from roofbot.adapters.git import changed_files
 from roofbot.adapters.git_tree import GitTree
-from roofbot.adapters.github import MAX_COMPARE_FILES
+from roofbot.adapters.github.models import MAX_COMPARE_FILES
 from roofbot.adapters.github.protocol import GitHub
 from roofbot.adapters.jsonfile import MAX_BYTES
 from roofbot.adapters.overlay import OverlayTree

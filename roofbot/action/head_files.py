@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from roofbot.adapters.github import GitHubError
+from roofbot.adapters.github.errors import GitHubError
 from roofbot.adapters.github.protocol import GitHub
 
 LINK = "120000"

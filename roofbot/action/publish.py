@@ -24,7 +24,7 @@ from roofbot.action.settings import (
 )
 from roofbot.adapters import actions as A
 from roofbot.adapters.git import GitError
-from roofbot.adapters.github import (
+from roofbot.adapters.github.errors import (
     GitHubError,
     GitHubForbidden,
     GitHubRateLimited,
@@ -36,7 +36,9 @@ from roofbot.adapters.github.transport import repeat
 from roofbot.adapters.jsonfile import MAX_BYTES
 from roofbot.adapters.tree import read_or_none
 from roofbot.core.results import Calibration, Report
-from roofbot.render.markdown import MARKER, fit, md
+from roofbot.render.markdown.context import MARKER
+from roofbot.render.markdown.escape import md
+from roofbot.render.markdown.fit import fit
 
 
 def set_status(

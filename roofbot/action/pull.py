@@ -24,12 +24,13 @@ from roofbot.action.settings import Settings, report_file
 from roofbot.adapters import actions as A
 from roofbot.adapters.git import GitError, has_commit
 from roofbot.adapters.git_tree import GitTree
-from roofbot.adapters.github import GitHubClient, GitHubError
+from roofbot.adapters.github.client import GitHubClient
+from roofbot.adapters.github.errors import GitHubError
 from roofbot.adapters.github.protocol import GitHub
 from roofbot.adapters.repo import load_config_text
 from roofbot.core.config import ConfigError
 from roofbot.core.results import Verdict
-from roofbot.render.markdown import MARKER
+from roofbot.render.markdown.context import MARKER
 
 
 def make_client(env: Mapping[str, str]) -> GitHubClient:

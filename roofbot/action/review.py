@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from roofbot.core.compare import Comparison
 from roofbot.core.results import RecordResult, Report, Verdict
 from roofbot.render.findings import line_of, record_findings, record_fix
-from roofbot.render.markdown import fix_markdown, md
+from roofbot.render.markdown.escape import fix_markdown, md
 
 KEY = re.compile(r"<!-- roofbot:finding ([0-9a-f]{16}) -->")
 MAX_INLINE = 20  # line comments in one review at most; the rest stay in the sticky comment
@@ -204,7 +204,7 @@ def _spot(
         raw = read(r.path)
         found = record_findings(r, raw, True)
         main = next((f for f in found if not f.trap), None)
-        line = main.line if main is not None else line_of(_text(raw), "value")
+        line = main.line if main is not None else line_of(_text(raw), "value") or 1
         if line in lines_of[r.path]:
             return r.path, line, None
     delta = comparison.of(r.id) if comparison is not None else None
@@ -212,7 +212,7 @@ def _spot(
         return None
     for m in delta.moved:
         if m.path and m.path in lines_of:
-            line = line_of(_text(read(m.path)), m.name)
+            line = line_of(_text(read(m.path)), m.name) or 1
             if line in lines_of[m.path]:
                 before = delta.before
                 was = f"{before.verdict.value}" if before is not None else "new"

@@ -18,7 +18,7 @@ from typing import Literal, TextIO
 from roofbot.action.review import Existing, Plan, plan, split_patches
 from roofbot.adapters import actions as A
 from roofbot.adapters.git import git, valid_sha
-from roofbot.adapters.github import GitHubError, GitHubForbidden, GitHubValidationFailed
+from roofbot.adapters.github.errors import GitHubError, GitHubForbidden, GitHubValidationFailed
 from roofbot.adapters.github.protocol import GitHub
 from roofbot.core.compare import Comparison
 from roofbot.core.results import Report

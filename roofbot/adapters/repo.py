@@ -199,16 +199,22 @@ class Repository:
 
     def _build_catalogue(self) -> Catalogue:
         groups: dict[str, list[dict[str, Any]]] = {}
+        files: dict[str, dict[str, str]] = {}  # kind -> id -> the file it was read from
         for kind, patterns in self.config.catalogue.items():
-            groups[kind] = list(self._catalogue_records(kind, patterns))
+            found = list(self._catalogue_records(kind, patterns))
+            groups[kind] = [data for _, data in found]
+            files[kind] = {str(data["id"]): path for path, data in found}
         return build_catalogue(
             groups.get("accelerators", ()),
             groups.get("models", ()),
             groups.get("quantization", ()),
             (g["id"] for g in groups.get("gotchas", ())),
+            files,
         )
 
-    def _catalogue_records(self, kind: str, patterns: tuple[str, ...]) -> Iterator[dict[str, Any]]:
+    def _catalogue_records(
+        self, kind: str, patterns: tuple[str, ...]
+    ) -> Iterator[tuple[str, dict[str, Any]]]:
         for pattern in patterns:
             for path in self.tree.glob(pattern):
                 try:
@@ -233,7 +239,7 @@ class Repository:
                 problem = self.schemas.problems(parsed.data)
                 if problem:
                     self.catalogue_problems[path] = problem
-                yield parsed.data
+                yield path, parsed.data
 
 
 # ------------------------------------------------------------------ dependents

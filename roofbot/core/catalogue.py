@@ -1,5 +1,7 @@
 """The repository's own catalogue (accelerators, models, quantization formats, gotchas) as
-plain data, and the lookups the resolver needs. Built from already-parsed JSON objects."""
+plain data, and the lookups the resolver needs. Built from already-parsed JSON objects, each
+with the path of the file it came from: provenance names that file, wherever the repository's
+catalogue globs keep it."""
 
 from __future__ import annotations
 
@@ -10,6 +12,8 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import Any, Generic, TypeVar
 
+from roofbot.core.config import DEFAULT_CATALOGUE
+
 V = TypeVar("V")
 
 _SLUG = re.compile(r"[^a-z0-9]+")
@@ -18,6 +22,12 @@ _SLUG = re.compile(r"[^a-z0-9]+")
 def slug(text: str) -> str:
     """ "Qwen3.5 35B-A3B (MoE)" -> "qwen3-5-35b-a3b-moe": the shape of this repository's ids."""
     return _SLUG.sub("-", text.lower()).strip("-")
+
+
+def default_path(kind: str, rid: str) -> str:
+    """The file the default catalogue globs keep the `kind` record `rid` in: the path of a
+    record built without the name of its file."""
+    return DEFAULT_CATALOGUE[kind][0].replace("*", rid, 1)
 
 
 def _num(value: Any) -> float | None:
@@ -36,9 +46,17 @@ class FlopsRow:
 
 
 @dataclass(frozen=True)
-class Accelerator:
+class Entry:
+    """What every catalogue record has: its id, its name, and the file it was read from (the
+    provenance of every input taken from it names that file)."""
+
     id: str
     name: str
+    path: str
+
+
+@dataclass(frozen=True)
+class Accelerator(Entry):
     bandwidth_gbps: float | None
     flops: tuple[FlopsRow, ...] = ()
     vram_gb: float | None = None
@@ -59,18 +77,14 @@ class Accelerator:
 
 
 @dataclass(frozen=True)
-class Model:
-    id: str
-    name: str
+class Model(Entry):
     params_b: float | None
     active_params_b: float | None
     architecture: str | None
 
 
 @dataclass(frozen=True)
-class Quantization:
-    id: str
-    name: str
+class Quantization(Entry):
     scheme: str | None
     bits: str | None
 
@@ -175,7 +189,7 @@ def _name_keys(a: Accelerator) -> frozenset[str]:
     return frozenset(k for k in keys if len(k) >= 4 and any(c.isdigit() for c in k))
 
 
-def accelerator_from_json(obj: Mapping[str, Any]) -> Accelerator:
+def accelerator_from_json(obj: Mapping[str, Any], path: str | None = None) -> Accelerator:
     rows: list[FlopsRow] = []
     for r in obj.get("flops") or []:
         if not isinstance(r, Mapping):
@@ -192,28 +206,31 @@ def accelerator_from_json(obj: Mapping[str, Any]) -> Accelerator:
     return Accelerator(
         id=str(obj["id"]),
         name=str(obj.get("name") or obj["id"]),
+        path=path or default_path("accelerators", str(obj["id"])),
         bandwidth_gbps=_num(obj.get("memory_bandwidth_gbps")),
         flops=tuple(rows),
         vram_gb=_num(obj.get("vram_gb")),
     )
 
 
-def model_from_json(obj: Mapping[str, Any]) -> Model:
+def model_from_json(obj: Mapping[str, Any], path: str | None = None) -> Model:
     arch = obj.get("architecture")
     return Model(
         id=str(obj["id"]),
         name=str(obj.get("name") or obj["id"]),
+        path=path or default_path("models", str(obj["id"])),
         params_b=_num(obj.get("params_b")),
         active_params_b=_num(obj.get("active_params_b")),
         architecture=arch if isinstance(arch, str) else None,
     )
 
 
-def quantization_from_json(obj: Mapping[str, Any]) -> Quantization:
+def quantization_from_json(obj: Mapping[str, Any], path: str | None = None) -> Quantization:
     scheme, bits = obj.get("scheme"), obj.get("bits")
     return Quantization(
         id=str(obj["id"]),
         name=str(obj.get("name") or obj["id"]),
+        path=path or default_path("quantization", str(obj["id"])),
         scheme=scheme if isinstance(scheme, str) else None,
         bits=bits if isinstance(bits, str) else (str(bits) if _num(bits) else None),
     )
@@ -224,10 +241,21 @@ def build_catalogue(
     models: Iterable[Mapping[str, Any]] = (),
     quantization: Iterable[Mapping[str, Any]] = (),
     gotcha_ids: Iterable[str] = (),
+    files: Mapping[str, Mapping[str, str]] | None = None,
 ) -> Catalogue:
+    """The catalogue of these records. `files`: kind -> record id -> the file it was read from
+    (a record it does not name is taken to be where the default globs keep it)."""
+    files = files or {}
+
+    def path(kind: str, obj: Mapping[str, Any]) -> str | None:
+        return files.get(kind, {}).get(str(obj["id"]))
+
+    accs = (accelerator_from_json(o, path("accelerators", o)) for o in accelerators)
+    mods = (model_from_json(o, path("models", o)) for o in models)
+    quants = (quantization_from_json(o, path("quantization", o)) for o in quantization)
     return Catalogue(
-        accelerators={a.id: a for a in map(accelerator_from_json, accelerators)},
-        models={m.id: m for m in map(model_from_json, models)},
-        quantization={q.id: q for q in map(quantization_from_json, quantization)},
+        accelerators={a.id: a for a in accs},
+        models={m.id: m for m in mods},
+        quantization={q.id: q for q in quants},
         gotchas=frozenset(gotcha_ids),
     )

@@ -34,7 +34,8 @@ def _value(record: Mapping[str, Any]) -> float | None:
     return f if math.isfinite(f) and f >= 0 else None
 
 
-def is_token_rate(record: Mapping[str, Any]) -> bool:
+def is_token_rate_record(record: Mapping[str, Any]) -> bool:
+    """A benchmark record whose metric is a token rate (its unit is not looked at here)."""
     return record.get("type") == "benchmark" and record.get("metric") in TOKEN_RATE_METRICS
 
 
@@ -48,7 +49,7 @@ def sibling_of(record: Mapping[str, Any], catalogue: Catalogue, config: Config) 
     value = _value(record)
     if (
         value is None
-        or not is_token_rate(record)
+        or not is_token_rate_record(record)
         or not unit_is_token_rate(str(record.get("unit", "")))
     ):
         return None
@@ -71,7 +72,7 @@ def check_record(
     rid, status = str(record.get("id")), _str(record.get("status"))
     metric, unit = _str(record.get("metric")), _str(record.get("unit")) or ""
     base: dict[str, Any] = {"status": status, "metric": metric, "unit": unit}
-    if not is_token_rate(record):
+    if not is_token_rate_record(record):
         return RecordResult(
             rid,
             path,

@@ -10,23 +10,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from roofbot.core.compound_shapes import Either, Field, ListOf, MapOf, Named, Record, definitions
 from roofbot.core.results import CheckId, Verdict
-from roofbot.core.shapes import (
-    Choice,
-    ConfigError,
-    Either,
-    Field,
-    Flag,
-    JsonSchema,
-    ListOf,
-    MapOf,
-    Named,
-    Number,
-    Record,
-    Shape,
-    Text,
-    definitions,
-)
+from roofbot.core.shapes import Choice, ConfigError, Flag, JsonSchema, Number, Shape, Text
 from roofbot.core.units import Size, parse_size
 
 __all__ = [

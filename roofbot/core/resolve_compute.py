@@ -69,7 +69,7 @@ def _format_precision(ctx: Context) -> tuple[Input[str] | None, bool] | None:
     q = ctx.catalogue.quantization.get(fmt) if isinstance(fmt, str) else None
     if q is None:
         return None
-    src = f"format_id -> data/quantization/{q.id}.json"
+    src = f"format_id -> {q.path}"
     blob = f"{q.id} {q.scheme or ''} {q.bits or ''}".lower()
     for word, prec in (
         ("fp8", "fp8"),
@@ -98,7 +98,7 @@ def compute(ctx: Context, acc: Accelerator | None) -> Compute:
     if acc is None or not acc.flops:
         return Compute(named)
     llama = ctx.reading.text("engine_id").lower().replace("_", "-") in LLAMA_CPP
-    rows = f"data/accelerators/{acc.id}.json"
+    rows = acc.path
     if named is not None:
         prec = named.value
         peak = _peak(acc, prec)

@@ -79,7 +79,7 @@ def part(ctx: Context) -> Part:
         if acc is None:
             ctx.note(f"pinned accelerator {p.value!r} is not in the catalogue", None, "error")
             return Part(None, None)
-        return Part(acc, Input(acc.id, f"pin -> data/accelerators/{acc.id}.json", Basis.PIN))
+        return Part(acc, Input(acc.id, f"pin -> {acc.path}", Basis.PIN))
     ids = ctx.record.get("accelerator_ids")
     ids = [i for i in ids if isinstance(i, str)] if isinstance(ids, list) else []
     named = _named_parts(ctx)
@@ -90,7 +90,7 @@ def part(ctx: Context) -> Part:
             continue
         if len(set(ids)) > 1:
             ctx.note(f"accelerator_ids lists {len(set(ids))} parts; using {acc.id}")
-        src = Input(acc.id, f"accelerator_ids -> data/accelerators/{acc.id}.json", Basis.FIELD)
+        src = Input(acc.id, f"accelerator_ids -> {acc.path}", Basis.FIELD)
         return Part(acc, src, *_text_names_another(acc, named))
     if not named:
         return Part(None, None)
@@ -174,9 +174,7 @@ def bandwidth(ctx: Context, found: Part) -> Bandwidth:
             ctx.note(f"{acc.id} has no memory_bandwidth_gbps")
         return Bandwidth(text_bw)
     basis = Basis.ASSUMED if found.input.assumed else Basis.CATALOGUE
-    cat = Input(
-        acc.bandwidth_gbps, f"data/accelerators/{acc.id}.json: memory_bandwidth_gbps", basis
-    )
+    cat = Input(acc.bandwidth_gbps, f"{acc.path}: memory_bandwidth_gbps", basis)
     other, why = None, found.why
     if text_bw is not None and abs(text_bw.value - acc.bandwidth_gbps) > 0.05 * acc.bandwidth_gbps:
         other = Input(text_bw.value, text_bw.source, Basis.TEXT)
@@ -185,7 +183,7 @@ def bandwidth(ctx: Context, found: Part) -> Bandwidth:
         o = found.other
         other = Input(
             o.bandwidth_gbps,
-            f"data/accelerators/{o.id}.json: memory_bandwidth_gbps",
+            f"{o.path}: memory_bandwidth_gbps",
             Basis.CATALOGUE,
         )
     if other is not None and other.value > cat.value:

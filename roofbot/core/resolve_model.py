@@ -42,7 +42,7 @@ def params(ctx: Context) -> tuple[Input[float] | None, Input[float] | None]:
         text = ctx.reading.text("unit").split(";")[0]
     model = ctx.catalogue.match_model(text)
     if model is not None:
-        src = f"model -> data/models/{model.id}.json"
+        src = f"model -> {model.path}"
         if total is None and model.params_b is not None:
             total = Input(model.params_b, f"{src}: params_b", Basis.CATALOGUE)
         if active is None and model.active_params_b is not None:
@@ -96,14 +96,14 @@ def bits(ctx: Context) -> Input[float] | None:
                 "format_id",
             )
         elif (b := bits_of(q.bits)) is not None:
-            src = f"format_id -> data/quantization/{q.id}.json: bits {q.bits!r}"
+            src = f"format_id -> {q.path}: bits {q.bits!r}"
             return Input(b, src, Basis.CATALOGUE)
         else:
-            ctx.note(f"data/quantization/{q.id}.json: bits {q.bits!r} is not a number of bits")
+            ctx.note(f"{q.path}: bits {q.bits!r} is not a number of bits")
     for m in ctx.reading.stated(Kind.GGUF_TYPE, ("model",)):
         q = ctx.catalogue.quantization.get("gguf-" + m.value.lower().replace("_", "-"))
         if q is not None and (b := bits_of(q.bits)) is not None:
-            src = f"model names {m.value} -> data/quantization/{q.id}.json: bits {q.bits!r}"
+            src = f"model names {m.value} -> {q.path}: bits {q.bits!r}"
             return Input(b, src, Basis.CATALOGUE)
     stated = ctx.reading.stated(Kind.BITS, ("model", "methodology", "unit"))
     if stated:
@@ -130,7 +130,9 @@ def stated_weight_bytes(ctx: Context) -> Input[float] | None:
     ]
     fields = ("methodology",) if several_models(ctx) else ("methodology", "notes")
     found += [
-        m for m in ctx.reading.stated(Kind.WEIGHT_SIZE, fields) if m.rule == "size-of-weights"
+        m
+        for m in ctx.reading.stated(Kind.WEIGHT_SIZE, fields)
+        if m.rule in ("size-of-weights", "weights-are-size")
     ]
     if not found:
         return None

@@ -88,7 +88,7 @@ class RecordResult:
 
     @property
     def token_rate(self) -> bool:
-        return is_token_rate(self.verdict)
+        return verdict_is_token_rate(self.verdict)
 
     @property
     def checked(self) -> bool:
@@ -100,7 +100,7 @@ class RecordResult:
         return max(applied, key=lambda c: c.percent) if applied else None
 
 
-def is_token_rate(verdict: Verdict) -> bool:
+def verdict_is_token_rate(verdict: Verdict) -> bool:
     """Counted in coverage: a token-rate metric with a token-rate unit, readable (a record
     of any other verdict is skipped or an error)."""
     return verdict not in (Verdict.SKIPPED, Verdict.ERROR)

@@ -3,6 +3,11 @@ validates a parsed YAML value (raising ConfigError that says where and what to w
 and it describes itself as JSON Schema (draft-07) for editors. `roofbot/core/config.py` builds
 `.roofbot.yml`'s table from these, so the loader and the published schema can't drift.
 
+This module owns the contract (`Shape`, `ConfigError`, how an error names its place and quotes a
+value) and the shapes of one plain value: `Text`, `Choice`, `Flag`, `Number`. The shapes made of
+other shapes (lists, mappings, alternatives, named definitions) are in
+`roofbot/core/compound_shapes.py`.
+
 The schema is as strict as the loader, with one exception JSON can't express: YAML's `.inf`
 and `.nan` are numbers to a schema validator but not to roofbot."""
 
@@ -11,8 +16,8 @@ from __future__ import annotations
 import math
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, is_dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass, is_dataclass, replace
 from typing import Any
 
 from roofbot.core.provenance import clip
@@ -39,19 +44,19 @@ SHOWN_CHARS = 80
 """Characters of a value an error message quotes: a value can be as long as the file."""
 
 
-def _shown(raw: Any) -> str:
+def shown(raw: Any) -> str:
     """`raw`'s repr, cut to SHOWN_CHARS characters."""
     return clip(repr(raw), SHOWN_CHARS)
 
 
 class _Shown:
-    """A value for a `pattern_error` template's `{value!r}`: its repr, cut as `_shown` cuts it."""
+    """A value for a `pattern_error` template's `{value!r}`: its repr, cut as `shown` cuts it."""
 
     def __init__(self, raw: Any) -> None:
         self.raw = raw
 
     def __repr__(self) -> str:
-        return _shown(self.raw)
+        return shown(self.raw)
 
 
 def at(where: str, key: str | int) -> str:
@@ -62,7 +67,8 @@ def at(where: str, key: str | int) -> str:
     return f"{where}.{key}" if where else key
 
 
-def _fail(where: str, text: str) -> ConfigError:
+def error_at(where: str, text: str) -> ConfigError:
+    """The error at `where` (the file itself when `where` is empty)."""
     return ConfigError(f"{where or '.roofbot.yml'}: {text}")
 
 
@@ -107,15 +113,15 @@ class Text(Shape):
 
     def parse(self, raw: Any, where: str) -> Any:
         if not isinstance(raw, str) or not raw:
-            raise _fail(where, f"{self.expect}, got {_shown(raw)}")
+            raise error_at(where, f"{self.expect}, got {shown(raw)}")
         if self.pattern is not None and not re.search(self.pattern, raw):
-            raise _fail(where, (self.pattern_error or self.expect).format(value=_Shown(raw)))
+            raise error_at(where, (self.pattern_error or self.expect).format(value=_Shown(raw)))
         if self.convert is None:
             return raw
         try:
             return self.convert(raw)
         except ValueError:
-            raise _fail(where, f"{self.expect}, got {_shown(raw)}") from None
+            raise error_at(where, f"{self.expect}, got {shown(raw)}") from None
 
     def core_schema(self) -> JsonSchema:
         out: JsonSchema = {"type": "string", "minLength": 1}
@@ -135,7 +141,7 @@ class Choice(Shape):
 
     def parse(self, raw: Any, where: str) -> Any:
         if not isinstance(raw, str) or raw not in self.values:
-            raise _fail(where, f"one of {', '.join(self.values)}; got {_shown(raw)}")
+            raise error_at(where, f"one of {', '.join(self.values)}; got {shown(raw)}")
         return raw
 
     def core_schema(self) -> JsonSchema:
@@ -148,7 +154,7 @@ class Flag(Shape):
 
     def parse(self, raw: Any, where: str) -> Any:
         if not isinstance(raw, bool):
-            raise _fail(where, f"true or false, got {_shown(raw)}")
+            raise error_at(where, f"true or false, got {shown(raw)}")
         return raw
 
     def core_schema(self) -> JsonSchema:
@@ -166,15 +172,15 @@ class Number(Shape):
 
     def parse(self, raw: Any, where: str) -> Any:
         if isinstance(raw, bool) or not isinstance(raw, int | float) or not math.isfinite(raw):
-            raise _fail(where, f"expected a number, got {_shown(raw)}")
+            raise error_at(where, f"expected a number, got {shown(raw)}")
         if self.minimum is not None and (
             raw < self.minimum or (self.exclusive and raw == self.minimum)
         ):
             bound = "positive" if self.minimum == 0 and self.exclusive else f">= {self.minimum:g}"
-            raise _fail(where, f"must be {bound}, got {_shown(raw)}")
+            raise error_at(where, f"must be {bound}, got {shown(raw)}")
         if self.whole:
             if raw != int(raw):
-                raise _fail(where, f"expected a whole number, got {_shown(raw)}")
+                raise error_at(where, f"expected a whole number, got {shown(raw)}")
             return int(raw)
         return float(raw)
 
@@ -183,180 +189,3 @@ class Number(Shape):
         if self.minimum is not None:
             out["exclusiveMinimum" if self.exclusive else "minimum"] = self.minimum
         return out
-
-
-@dataclass(frozen=True)
-class Either(Shape):
-    """Any one of several shapes (tried in order); `expect` words the failure."""
-
-    options: tuple[Shape, ...]
-    expect: str
-    description: str = ""
-
-    def parse(self, raw: Any, where: str) -> Any:
-        for option in self.options:
-            try:
-                return option.parse(raw, where)
-            except ConfigError:
-                continue
-        raise _fail(where, self.expect)
-
-    def core_schema(self) -> JsonSchema:
-        return {"anyOf": [o.schema() for o in self.options]}
-
-
-@dataclass(frozen=True)
-class ListOf(Shape):
-    """A list of one shape; with `single`, one bare item stands for a list of one."""
-
-    item: Shape
-    expect: str = "expected a list"
-    single: bool = False
-    description: str = ""
-
-    def parse(self, raw: Any, where: str) -> Any:
-        if self.single and isinstance(raw, str):
-            return (self.item.parse(raw, where),)
-        if not isinstance(raw, list):
-            raise _fail(where, f"{self.expect}, got {type(raw).__name__}")
-        return tuple(self.item.parse(v, at(where, i)) for i, v in enumerate(raw))
-
-    def core_schema(self) -> JsonSchema:
-        array: JsonSchema = {"type": "array", "items": self.item.schema()}
-        return {"anyOf": [self.item.schema(), array]} if self.single else array
-
-
-@dataclass(frozen=True)
-class Field:
-    """One key of a Record: its shape, whether it may be null (meaning: the default), and the
-    default an editor shows."""
-
-    name: str
-    shape: Shape
-    nullable: bool = False
-    required: bool = False
-    default: Any = None
-
-    def schema(self) -> JsonSchema:
-        inner = self.shape.schema()
-        out: JsonSchema
-        if self.nullable:
-            desc = inner.pop("description", "")
-            out = {"anyOf": [inner, {"type": "null"}]}
-            if desc:
-                out = {"description": desc, **out}
-        else:
-            out = inner
-        if self.default is not None:
-            out["default"] = self.default
-        return out
-
-
-@dataclass(frozen=True)
-class Record(Shape):
-    """A mapping with known keys only: a typo is an error, never silently ignored."""
-
-    fields: tuple[Field, ...]
-    description: str = ""
-    nullable: bool = False  # the whole mapping may be null (an empty YAML document)
-
-    def parse(self, raw: Any, where: str) -> Any:
-        if raw is None and self.nullable:
-            return {}
-        known = [f.name for f in self.fields]
-        if not isinstance(raw, Mapping):
-            raise _fail(where, f"expected a mapping with keys {', '.join(known)}")
-        unknown = sorted(clip(str(k), SHOWN_CHARS) for k in raw if k not in known)
-        if unknown:
-            raise _fail(
-                where, f"unknown key(s) {', '.join(unknown)}; the keys are {', '.join(known)}"
-            )
-        out: dict[str, Any] = {}
-        for f in self.fields:
-            if f.name not in raw:
-                if f.required:
-                    raise _fail(where, f"missing key {f.name} (expected {', '.join(known)})")
-                continue
-            value = raw[f.name]
-            if value is None and f.nullable:
-                continue
-            out[f.name] = f.shape.parse(value, at(where, f.name))
-        return out
-
-    def core_schema(self) -> JsonSchema:
-        out: JsonSchema = {
-            "type": ["object", "null"] if self.nullable else "object",
-            "additionalProperties": False,
-            "properties": {f.name: f.schema() for f in self.fields},
-        }
-        required = [f.name for f in self.fields if f.required]
-        if required:
-            out["required"] = required
-        return out
-
-
-@dataclass(frozen=True)
-class MapOf(Shape):
-    """A mapping from free string keys (record ids, trap ids) to one shape."""
-
-    value: Shape
-    key_name: str = "key"
-    expect: str = "expected a mapping"
-    description: str = ""
-    examples: tuple[Any, ...] = field(default=())
-
-    def parse(self, raw: Any, where: str) -> Any:
-        if not isinstance(raw, Mapping):
-            raise _fail(where, self.expect)
-        out: dict[str, Any] = {}
-        for k, v in raw.items():
-            if not isinstance(k, str) or not k:
-                raise _fail(where, f"{self.key_name} {_shown(k)} is not a non-empty string")
-            out[k] = self.value.parse(v, at(where, k))
-        return out
-
-    def core_schema(self) -> JsonSchema:
-        out: JsonSchema = {
-            "type": "object",
-            "propertyNames": {"minLength": 1},
-            "additionalProperties": self.value.schema(),
-        }
-        if self.examples:
-            out["examples"] = list(self.examples)
-        return out
-
-
-@dataclass(frozen=True)
-class Named(Shape):
-    """A shape published once under `definitions` and referred to by name wherever it is used."""
-
-    name: str
-    shape: Shape
-    description: str = ""
-
-    def parse(self, raw: Any, where: str) -> Any:
-        return self.shape.parse(raw, where)
-
-    def core_schema(self) -> JsonSchema:
-        return {"$ref": f"#/definitions/{self.name}"}
-
-
-def definitions(shape: Shape | Field) -> dict[str, JsonSchema]:
-    """Every Named shape reachable from `shape`, by name, as JSON Schema."""
-    out: dict[str, JsonSchema] = {}
-
-    def walk(node: object) -> None:
-        if isinstance(node, Named):
-            if node.name not in out:
-                out[node.name] = node.shape.schema()
-                walk(node.shape)
-            return
-        if isinstance(node, tuple):
-            for item in node:
-                walk(item)
-        elif isinstance(node, Shape | Field):
-            for value in vars(node).values():
-                walk(value)
-
-    walk(shape)
-    return out

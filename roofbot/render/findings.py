@@ -1,15 +1,12 @@
 """A report as a flat list of findings, each at a file and line, each saying what to change in
-the record. SARIF, GitHub annotations and the text format's `path:line` all read this list.
-
-Rule ids are the check ids (`memory-roof`, `batched-memory-roof`, `compute-roof`) for records
-over a roof, the trap ids for traps, and three of roofbot's own: `record-error` (the file is
-not a readable record), `unchecked` (no roof could be computed) and `calibration` (the
-instrument missed its own test). Pure: the file text comes in through `read`."""
+the record. SARIF, GitHub annotations and the text format's `path:line` all read this list,
+and every file/line location roofbot shows is found here (`line_of`). A finding's rule is one
+of roofbot.render.finding_rules. Pure: the file text comes in through `read`."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -19,113 +16,6 @@ from roofbot.core.results import RecordResult, Report, Verdict
 Level = Literal["error", "warning", "note"]
 Read = Callable[[str], bytes | None]
 
-
-@dataclass(frozen=True)
-class Rule:
-    id: str
-    name: str  # PascalCase, as SARIF tools show it
-    short: str
-    help: str
-
-
-RULES: Mapping[str, Rule] = {
-    r.id: r
-    for r in (
-        Rule(
-            "memory-roof",
-            "MemoryRoof",
-            "Above the batch-1 memory roof (bandwidth / bytes read per token)",
-            "One sequence reads every active weight once per token, so it can't beat bandwidth "
-            "/ active weight bytes. Check the figure, or state what the roof misses.",
-        ),
-        Rule(
-            "batched-memory-roof",
-            "BatchedMemoryRoof",
-            "Above the batched memory roof (B x the batch-1 roof)",
-            "An aggregate at batch B reads the weights once per step for B sequences: at most B "
-            "times the batch-1 roof.",
-        ),
-        Rule(
-            "compute-roof",
-            "ComputeRoof",
-            "Above the compute roof (count x peak dense FLOPS / (2 x active params))",
-            "Each token costs 2 FLOPs per active parameter; no batch can beat the dense peak.",
-        ),
-        Rule(
-            "record-error",
-            "RecordError",
-            "The file is not a readable benchmark record",
-            "Bad JSON, not valid against the repository's own schema, or id and file name differ.",
-        ),
-        Rule(
-            "unchecked",
-            "Unchecked",
-            "A token-rate record no roof could be computed for",
-            "The record lacks an input no reading of its text supplies; state it or pin it.",
-        ),
-        Rule(
-            "calibration",
-            "CalibrationMiss",
-            "A calibration record missed its expected percent: the instrument is broken",
-            "The catalogue, the units, the extraction or the arithmetic moved a figure that was "
-            "checked by hand. Fix the instrument, or the calibration entry if it was wrong.",
-        ),
-        Rule(
-            "batch-1-roof-on-aggregate",
-            "Batch1RoofOnAggregate",
-            "An aggregate at batch B > 1: the batch-1 roof does not apply",
-            "The batched roof and the compute roof bound it; the batch-1 roof is shown, not applied.",
-        ),
-        Rule(
-            "unknown-batch-is-not-batch-1",
-            "UnknownBatchIsNotBatch1",
-            "Batch unknown: only the compute roof applies",
-            "An aggregate at an unknown batch is not at batch 1. State the batch to get a memory roof.",
-        ),
-        Rule(
-            "moe-total-vs-active",
-            "MoeTotalVsActive",
-            "A mixture of experts: the active weights, not the total, divide the bandwidth",
-            "Only the experts routed to read their weights per token.",
-        ),
-        Rule(
-            "bandwidth-derived-figure",
-            "BandwidthDerivedFigure",
-            "Looks derived from bandwidth rather than measured",
-            "Within 1% of bandwidth / bytes, or its own text derives the figure from bandwidth.",
-        ),
-        Rule(
-            "per-user-vs-aggregate",
-            "PerUserVsAggregate",
-            "A per-user and an aggregate record of the same run disagree",
-            "The aggregate should be per-user x B within 2%.",
-        ),
-        Rule(
-            "hardware-part-variant",
-            "HardwarePartVariant",
-            "The part is ambiguous, or the text names another device or bandwidth",
-            "The larger bandwidth is used unless pinned; the percent under the other is shown.",
-        ),
-        Rule(
-            "sparse-peak",
-            "SparsePeak",
-            "Only a sparse FLOPS row exists at the compute precision",
-            "Sparse peaks are not dense peaks; the compute roof is not taken from them.",
-        ),
-        Rule(
-            "speculative-decoding",
-            "SpeculativeDecoding",
-            "Speculative decoding: more than one token per weight read",
-            "The memory roof is multiplied by the accepted tokens per step when stated.",
-        ),
-        Rule(
-            "not-a-token-rate",
-            "NotATokenRate",
-            "A token-rate metric whose unit is not a token rate",
-            "Reported, not checked: fix the metric or the unit.",
-        ),
-    )
-}
 
 #: Which record field an unchecked record's lack is about, for its line.
 _LACK_FIELDS = (
@@ -142,6 +32,8 @@ _LACK_FIELDS = (
 
 @dataclass(frozen=True)
 class Finding:
+    """One thing to change in one file, at its line (1 where no line is known)."""
+
     rule: str
     level: Level
     record: str
@@ -157,31 +49,28 @@ class Finding:
 # ------------------------------------------------------------------ lines
 
 
-def line_of(text: str, field: str | None, nth: int = 1) -> int:
-    """The 1-based line of the nth `"field":` key in a record's text (1 when absent)."""
+def line_of(text: str, field: str | None, nth: int = 1) -> int | None:
+    """The 1-based line of the nth `"field":` key in a record's text, or None when it has no
+    such key: the line of every finding, annotation and line comment about a field."""
     if not field:
-        return 1
-    at = -1
+        return None
     for m in re.finditer(r'"' + re.escape(field) + r'"\s*:', text):
         nth -= 1
         if nth == 0:
-            at = m.start()
-            break
-    return text.count("\n", 0, at) + 1 if at >= 0 else 1
+            return _line_at(text, m.start())
+    return None
 
 
-def key_line(text: str, field: str) -> int | None:
-    """The 1-based line of the first `"field":` that starts a line, as a record's keys stand
-    (a quoted key inside a string value never does), or None when there is none."""
-    m = re.search(r'^\s*"' + re.escape(field) + r'"\s*:', text, re.MULTILINE)
-    return text.count("\n", 0, m.start()) + 1 if m else None
+def _line_at(text: str, offset: int) -> int:
+    """The 1-based line `offset` is on."""
+    return text.count("\n", 0, offset) + 1
 
 
 def _line_of_token(text: str, token: str) -> int:
     """The line of `token` written as a value (after a colon), else anywhere, else 1."""
     m = re.search(r":\s*" + re.escape(token), text)
     at = m.start() if m else text.find(token)
-    return text.count("\n", 0, at) + 1 if at >= 0 else 1
+    return _line_at(text, at) if at >= 0 else 1
 
 
 def error_position(raw: bytes | None, message: str) -> tuple[int, int | None, str | None]:
@@ -193,24 +82,28 @@ def error_position(raw: bytes | None, message: str) -> tuple[int, int | None, st
         offset = int(m[1])
         line_start = raw.rfind(b"\n", 0, offset) + 1
         return raw.count(b"\n", 0, offset) + 1, offset - line_start + 1, None
-    if m := re.match(r"key '(.+?)' appears twice", message):
-        return line_of(text, m[1], 2), None, m[1]
-    if m := re.search(r"schema\.json at ([^:]+):", message):
-        top = m[1].split("/")[0]
-        if top != "(top level)":
-            return line_of(text, top), None, top
-        return 1, None, None
     if m := re.match(r"(-?Infinity|NaN|\S+) (is not a JSON number|overflows a double)", message):
         return _line_of_token(text, m[1]), None, "value"
     if m := re.match(r"an integer of (\d+) digits", message):
         n = int(m[1])
         digits = re.search(rf"\d{{{min(n, 30)}}}", text)
-        return (text.count("\n", 0, digits.start()) + 1 if digits else 1), None, None
+        return (_line_at(text, digits.start()) if digits else 1), None, None
+    field, nth = _error_field(message)
+    return line_of(text, field, nth) or 1, None, field
+
+
+def _error_field(message: str) -> tuple[str | None, int]:
+    """The field an `error` message is about, and which of its keys (a duplicate's second)."""
+    if m := re.match(r"key '(.+?)' appears twice", message):
+        return m[1], 2
+    if m := re.search(r"schema\.json at ([^:]+):", message):
+        top = m[1].split("/")[0]
+        return (top if top != "(top level)" else None), 1
     if message.startswith("id ") and "differs from the file name" in message:
-        return line_of(text, "id"), None, "id"
+        return "id", 1
     if message.startswith("value "):
-        return line_of(text, "value"), None, "value"
-    return 1, None, None
+        return "value", 1
+    return None, 1
 
 
 # ------------------------------------------------------------------ what to change
@@ -262,30 +155,24 @@ def _record_finding(r: RecordResult, raw: bytes | None, fails: bool) -> Finding 
         return Finding(
             "record-error", level, r.id, r.path, msg, error_advice(msg, r.path), line, col, fails
         )
-    b = r.binding()
-    if r.verdict is Verdict.VIOLATION and b is not None:
+    value_line = line_of(text, "value") or 1
+    if r.verdict is Verdict.VIOLATION and r.binding() is not None:
         over = max((c for c in r.checks if c.applies and not c.assumed), key=lambda c: c.percent)
-        advice = fix_for(r)
-        return Finding(
-            over.check.value, level, r.id, r.path, msg, advice, line_of(text, "value"), None, fails
-        )
+        rule = over.check.value
+        return Finding(rule, level, r.id, r.path, msg, fix_for(r), value_line, None, fails)
     if r.verdict is Verdict.SUSPECT:
         above = [c for c in r.checks if c.applies and c.percent > 100.0]
-        if above:
-            worst = max(above, key=lambda c: c.percent)
-            rule = worst.check.value
-        else:
-            rule = "bandwidth-derived-figure"
-        advice = fix_for(r)
-        return Finding(rule, level, r.id, r.path, msg, advice, line_of(text, "value"), None, fails)
+        rule = (
+            max(above, key=lambda c: c.percent).check.value if above else "bandwidth-derived-figure"
+        )
+        return Finding(rule, level, r.id, r.path, msg, fix_for(r), value_line, None, fails)
     if r.verdict is Verdict.UNCHECKED:
         field = next(
             (f for word, f in _LACK_FIELDS if r.lacks and r.lacks[0].startswith(word)), None
         )
         lacks = "; ".join(r.lacks) or msg
-        advice = fix_for(r)
-        line = line_of(text, field or _first_field(r) or "value")
-        return Finding("unchecked", "note", r.id, r.path, lacks, advice, line, None, False)
+        line = line_of(text, field or _first_field(r) or "value") or 1
+        return Finding("unchecked", "note", r.id, r.path, lacks, fix_for(r), line, None, False)
     return None
 
 
@@ -306,7 +193,8 @@ def record_findings(r: RecordResult, raw: bytes | None, fails: bool) -> list[Fin
     text = raw.decode("utf-8", "replace") if raw is not None else ""
     for trap, why in r.trap_notes:
         field = _TRAP_FIELDS.get(trap, "value")
-        out.append(Finding(trap, "note", r.id, r.path, why, None, line_of(text, field), trap=True))
+        line = line_of(text, field) or 1
+        out.append(Finding(trap, "note", r.id, r.path, why, None, line, trap=True))
     return out
 
 

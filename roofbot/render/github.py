@@ -11,7 +11,7 @@ from roofbot.adapters.actions import Annotation, escape_data, escape_property
 from roofbot.adapters.jsonfile import MAX_BYTES
 from roofbot.adapters.tree import Tree, read_or_none
 from roofbot.core.results import Report, Verdict
-from roofbot.render.findings import Finding, key_line
+from roofbot.render.findings import Finding, line_of
 
 _LEVEL = {"error": "error", "warning": "warning", "note": "notice"}
 
@@ -74,7 +74,7 @@ def annotations_for(report: Report, tree: Tree) -> list[Annotation]:
                 "error" if r.id in failing else "warning",
                 message[:1000],
                 file=r.path,
-                line=key_line(text, field) or key_line(text, "value"),
+                line=line_of(text, field) or line_of(text, "value"),
                 title=f"roofcheck {r.verdict.value}",
             )
         )

@@ -11,7 +11,8 @@ from typing import Any
 from urllib.parse import quote
 
 from roofbot import __version__
-from roofbot.render.findings import RULES, Finding
+from roofbot.render.finding_rules import RULES
+from roofbot.render.findings import Finding
 
 SCHEMA_URI = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"

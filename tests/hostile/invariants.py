@@ -11,7 +11,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from roofbot.render.markdown import MARKER
+from roofbot.render.markdown.context import MARKER
 
 ROOT = Path(__file__).resolve().parents[2]
 TAGS = {"details", "summary", "sub"}  # the only HTML roofbot writes

@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from hostile_cases import FIXTURES, PAYLOAD, dump, record
 from invariants import check_markdown
 
-from roofbot.action.command import parse_command
+from roofbot.action.command_rules import parse_command
 from roofbot.adapters.overlay import OverlayTree
 from roofbot.adapters.repo import CONFIG_NAME, Repository, load_config_text
 from roofbot.adapters.schemas import Schemas

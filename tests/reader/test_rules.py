@@ -119,3 +119,13 @@ def test_a_set_aside_reading_says_why() -> None:
     aside = [m for m in found if m.stance is Stance.SET_ASIDE]
     assert aside and all("not accelerators" in m.why for m in aside)
     assert "PCIe" in aside[0].why
+
+
+def test_two_phrasings_around_one_number_state_it_once() -> None:
+    """'LPDDR5X, 273 GB/s memory bandwidth' is one statement that two bandwidth rules read:
+    one mention, where the earlier phrasing starts."""
+    text = "48 GB unified LPDDR5X, 273 GB/s memory bandwidth, in a MacBook Pro"
+    found = [m for m in mentions(text) if m.value == 273.0]
+    assert [m.rule for m in found] == ["memory-then-bandwidth"]
+    both = mentions("concurrency 128 in-flight requests")
+    assert [(m.rule, m.value) for m in both] == [("concurrency-n", 128)]

@@ -28,9 +28,10 @@ ASIDES: tuple[Aside, ...] = (
         "host-cpu",
         _COUNTS,
         rx(
-            r"(?=\d)(?<![\w.])\d+\s?[x×]\s?(?:(?:intel|amd)\s+)?(?:xeon|epyc|ryzen(?!\s+ai)|core\s+i\d|threadripper|"
-            r"grace|cpus?|sockets?|nics?|ssds?|nvme|dimms?|ports?|nodes?|hosts?|servers?)\b"
-            r"|\b\d+\s?[x×]\s?\d+\s?(?:gb|gbit|gbe|gb/s)\b|\b(?:dual|two|quad)[- ](?:socket|cpu)\b"
+            r"(?=\d)(?<![\w.])\d+\s?[x×]\s?"
+            r"(?:(?:(?:intel|amd)\s+)?(?:xeon|epyc|ryzen(?!\s+ai)|core\s+i\d|threadripper|grace|cpus?"
+            r"|sockets?|nics?|ssds?|nvme|dimms?|ports?|nodes?|hosts?|servers?)\b"
+            r"|\d+\s?(?:gb|gbit|gbe|gb/s)\b)"
         ),
         "the host's CPUs, sockets or other parts, not accelerators",
         (
@@ -41,9 +42,17 @@ ASIDES: tuple[Aside, ...] = (
         ("2x RTX 3090", "8x MI300X"),
     ),
     Aside(
+        "host-sockets",
+        _COUNTS,
+        rx(r"(?:dual|two|quad)(?<!\w(?:dual|quad))(?<!\wtwo)[- ](?:socket|cpu)\b"),
+        "the host's CPU sockets, not accelerators",
+        ("a dual-socket Xeon host", "two-socket EPYC server"),
+        ("dual RTX 3090", "two GPUs"),
+    ),
+    Aside(
         "api-version",
         _COUNTS,
-        rx(r"\b(?:metal|cuda|rocm|vulkan|opencl|sycl|directml|oneapi|hip)\s?\d+(?:\.\d+)*\b"),
+        rx(r"(?:metal|cuda|rocm|vulkan|opencl|sycl|directml|oneapi|hip)\s?\d+(?:\.\d+)*\b"),
         "a GPU API's version, not accelerators",
         ("16-core Metal 3 GPU", "ROCm 6 GPUs", "CUDA 12 devices"),
         ("8 GPUs",),
@@ -51,7 +60,9 @@ ASIDES: tuple[Aside, ...] = (
     Aside(
         "software-version",
         _COUNTS,
-        rx(r"\b(?:python|pytorch|torch|driver|ubuntu|macos|ios|v)\s?\d+(?:\.\d+)*\b"),
+        rx(
+            r"(?:python|pytorch|torch|driver|ubuntu|macos|ios(?<!\wios)|v(?<!\wv))\s?\d+(?:\.\d+)*\b"
+        ),
         "a software version, not accelerators",
         ("PyTorch 2.1.1, synapseAI 1.14.98, Ubuntu 22.04", "MLPerf Inference v4.0"),
         ("8 GPUs",),
@@ -75,7 +86,9 @@ ASIDES: tuple[Aside, ...] = (
     Aside(
         "rack-slice",
         _COUNTS,
-        rx(r"\bnvl\d+\b(?=[^.;]{0,40}?\b\d+[- ]?gpu\s+(?:slice|node|tray|partition|subset)\b)"),
+        rx(
+            r"nvl(?<!\wnvl)\d+\b(?=[^.;]{0,40}?\b\d+[- ]?gpu\s+(?:slice|node|tray|partition|subset)\b)"
+        ),
         "a rack's name; the text names the slice that ran",
         ("GB300 NVL72 8-GPU slice",),
         ("CoreWeave GB200 NVL72 rack",),
@@ -84,17 +97,25 @@ ASIDES: tuple[Aside, ...] = (
         "part-generation",
         _COUNTS,
         rx(
-            r"\b(?:gaudi|trainium|inferentia|trn|inf|ascend|xe)\s?\d\w*\b|\btpu\s?v\d\w*\b"
-            r"|\bm\d(?:\s(?:pro|max|ultra))?\b"
+            r"(?:gaudi|trainium|inferentia|trn(?<!\wtrn)|inf(?<!\winf)|ascend|xe(?<!\wxe)"
+            r"|tpu\s?v)\s?\d\w*\b"
         ),
         "a part's name and generation, not a count",
-        ("8x Intel Gaudi 2 OAM accelerators", "Apple M4 Pro GPU", "TPU v5e chips"),
+        ("8x Intel Gaudi 2 OAM accelerators", "TPU v5e chips", "AWS Trainium 2 instances"),
         ("2 GPUs",),
+    ),
+    Aside(
+        "apple-generation",
+        _COUNTS,
+        rx(r"m(?<!\wm)\d(?:\s(?:pro|max|ultra))?\b"),
+        "an Apple chip's name and generation, not a count",
+        ("Apple M4 Pro GPU", "M3 Max"),
+        ("2 GPUs", "mlx-lm 0.28.2"),
     ),
     Aside(
         "llama-bench-prompt-test",
         frozenset({Kind.PARALLELISM, Kind.COUNT}),
-        rx(r"(?<![\w-])pp\d{3,}\b"),
+        rx(r"pp(?<![\w-]pp)\d{3,}\b"),
         "llama-bench's prompt-processing test label, not pipeline parallelism",
         ("pp512 = 1460 t/s, tg128 = 61.9 t/s",),
         ("PP4 TP8",),

@@ -8,6 +8,7 @@ belongs to. Brackets do not break a clause: "(MTP) was NOT enabled" denies what 
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -42,10 +43,16 @@ class Field:
     clauses: tuple[Span, ...]
 
     def sentence_at(self, at: int) -> Span:
-        return next((s for s in self.sentences if s.holds(at)), Span(0, len(self.text)))
+        return _span_at(self.sentences, at) or Span(0, len(self.text))
 
     def clause_at(self, at: int) -> Span:
-        return next((c for c in self.clauses if c.holds(at)), self.sentence_at(at))
+        return _span_at(self.clauses, at) or self.sentence_at(at)
+
+
+def _span_at(spans: tuple[Span, ...], at: int) -> Span | None:
+    """The span of `spans` (in text order, none overlapping) that holds `at`, if one does."""
+    i = bisect.bisect_right(spans, at, key=lambda s: s.start) - 1
+    return spans[i] if i >= 0 and spans[i].holds(at) else None
 
 
 def _split(text: str, start: int, end: int, breaks: re.Pattern[str]) -> list[Span]:

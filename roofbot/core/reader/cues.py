@@ -7,12 +7,19 @@ from __future__ import annotations
 
 from roofbot.core.reader.rule import Cue, Scope, Stance, rx
 
+_DONE = r"(?:enabled|used|stated|specified|disclosed|published|given|reported|on|active)\b"
+_STATE = r"(?:all\s+)?(?:unknown|absent|omitted|disabled|off)\b"
+_ALONE = r"\b(?=\s*(?:[,.;)]|$))"
+_NOT_DONE = rf"(?:not|never)\s+{_DONE}"
+_AUX_THEN = rf"\s+(?:{_NOT_DONE}|{_STATE})"
+"""What "not-after" denies with: "was NOT enabled", "were unknown", a bare "disabled"."""
+
 DENIALS: tuple[Cue, ...] = (
     Cue(
         "omitted-header",
         Stance.DENIED,
         rx(
-            r"\b(?:omitted|not stated|not disclosed|not given|unknown|absent)"
+            r"(?:omitted|not stated|not disclosed|not given|unknown|absent)"
             r"(?: by (?:the )?source)?\s*:"
         ),
         Scope.SENTENCE_AHEAD,
@@ -25,7 +32,10 @@ DENIALS: tuple[Cue, ...] = (
     Cue(
         "not-before",
         Stance.DENIED,
-        rx(r"\b(?:not|never|no|without|neither|nor|non)\b(?!-?\s*(?:only|just)\b)"),
+        rx(
+            r"(?:not(?<!\wnot)|never|no(?<!\wno)|without|neither|nor(?<!\wnor)|non(?<!\wnon))\b"
+            r"(?!-?\s*(?:only|just)\b)"
+        ),
         Scope.AHEAD,
         (
             ("never names the served numeric format - not FP8, not INT8", "FP8"),
@@ -45,10 +55,8 @@ DENIALS: tuple[Cue, ...] = (
         "not-after",
         Stance.DENIED,
         rx(
-            r"(?:(?:was|were|is|are|been)\s+)?(?:not|never)\s+"
-            r"(?:enabled|used|stated|specified|disclosed|published|given|reported|on|active)\b"
-            r"|(?:was|were|is|are)\s+(?:all\s+)?(?:unknown|absent|omitted|disabled|off)\b"
-            r"|(?:unknown|unstated|disabled)\b(?=\s*(?:[,.;)]|$))"
+            rf"was{_AUX_THEN}|were{_AUX_THEN}|is{_AUX_THEN}|are{_AUX_THEN}|been\s+{_NOT_DONE}"
+            rf"|{_NOT_DONE}|unknown{_ALONE}|unstated{_ALONE}|disabled{_ALONE}"
         ),
         Scope.BEHIND,
         (
@@ -62,7 +70,7 @@ DENIALS: tuple[Cue, ...] = (
     Cue(
         "used-instead",
         Stance.DENIED,
-        rx(r"\b(?:is|are|was|were)\s+used\s+instead\b"),
+        rx(r"(?:is(?<!\wis)|are(?<!\ware)|was(?<!\wwas)|were(?<!\wwere))\s+used\s+instead\b"),
         Scope.SENTENCE,
         (("Multi-Token Prediction: two-batch overlap is used instead.", "Multi-Token"),),
     ),
@@ -72,7 +80,9 @@ OTHER_RUNS: tuple[Cue, ...] = (
     Cue(
         "comparison",
         Stance.OTHER_RUN,
-        rx(r"\b(?:vs\.?|versus|compared (?:with|to)|relative to|than|against|unlike)\s"),
+        rx(
+            r"(?:vs(?<!\wvs)\.?|versus|compared (?:with|to)|relative to|than(?<!\wthan)|against|unlike)\s"
+        ),
         Scope.AHEAD,
         (
             ("8034.85 tok/s on 8x Gaudi 2 vs 103480 tok/s on 8x MI355X", "8x MI355X"),
@@ -88,11 +98,11 @@ OTHER_RUNS: tuple[Cue, ...] = (
         "another-run",
         Stance.OTHER_RUN,
         rx(
-            r"(?:the same (?:model|post|write-up|submission|blog)|(?<!as the )sibling|counterpart|"
-            r"(?:an)?other (?:run|record|row|submission|point|system|configuration)s?|"
-            r"(?:comparison|baseline|tradeoffs?|for reference|like-for-like|"
-            r"corroborating context|context from|sanity check)|about the \S+ submission|"
-            r"the post also gives|also gives|paired \w+[- ]scenario)\b"
+            r"(?:the same (?:model|post|write-up|submission|blog)|sibling(?<!as the sibling)"
+            r"|counterpart|other (?:run|record|row|submission|point|system|configuration)s?"
+            r"|comparison|baseline|tradeoffs?|for reference|like-for-like|corroborating context"
+            r"|context from|sanity check|about the \S+ submission|the post also gives|also gives"
+            r"|paired \w+[- ]scenario)\b"
         ),
         Scope.SENTENCE,
         (
@@ -128,7 +138,7 @@ OTHER_RUNS: tuple[Cue, ...] = (
 EARLIER_STATE: Cue = Cue(
     "earlier-state",
     Stance.OTHER_RUN,
-    rx(r"\b(?:began|originally|starting_weights\w*|before quantization|were quantized from)\b"),
+    rx(r"(?:began|originally|starting_weights\w*|before quantization|were quantized from)\b"),
     Scope.SENTENCE,
     (
         (

@@ -166,14 +166,17 @@ def read_field(
     field = split_field(name, text)
     kinds = {rule.kind for rule, _ in matches}
     covers = _covers(field, low, cues, [a for a in asides if a.shields & kinds])
-    found = []
-    for rule, m in matches:
+    found, said = [], set()
+    for rule, m in sorted(matches, key=lambda rm: rm[1].start()):
+        value = rule.read(m)
+        statement = (rule.kind, _number_at(m), value)
+        if statement in said:
+            continue  # two phrasings around one number state it once
+        said.add(statement)
         stance, why = _stance(rule, m, covers)
         span = Span(m.start(), m.end())
-        found.append(
-            Mention(rule.kind, rule.read(m), rule.name, rule.weak, field, span, stance, why)
-        )
-    return sorted(found, key=lambda x: x.span.start), _this_run(field, covers)
+        found.append(Mention(rule.kind, value, rule.name, rule.weak, field, span, stance, why))
+    return found, _this_run(field, covers)
 
 
 @dataclass(frozen=True)
@@ -187,8 +190,12 @@ class Reading:
 
     def stated(self, kind: Kind, fields: Iterable[str]) -> list[Mention]:
         """The affirmed mentions of `kind` in `fields`, in the order the fields are named."""
-        by_field = [m for f in fields for m in self.mentions if m.field.name == f]
-        return [m for m in by_field if m.kind is kind and m.affirmed]
+        return [
+            m
+            for f in fields
+            for m in self.mentions
+            if m.kind is kind and m.field.name == f and m.stance is Stance.AFFIRMED
+        ]
 
     def set_aside(self, kind: Kind) -> list[Mention]:
         """The mentions of `kind` the reader did not take, each with its reason."""

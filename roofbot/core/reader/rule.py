@@ -113,9 +113,10 @@ class Cue:
 
 
 def rx(pattern: str, flags: int = 0) -> re.Pattern[str]:
-    """A rule's pattern. Patterns are written in lower case and read each field lower-cased
-    (the engine then scans for a pattern's opening letters fast); a rule, cue or aside that
-    needs the text's own case says `cased` and reads the field as written."""
+    r"""A rule's pattern. Patterns are written in lower case and read each field lower-cased;
+    a rule, cue or aside that needs the text's own case says `cased` and reads the field as
+    written. A pattern opens with the letters it looks for (the engine skips to them), and a
+    word that needs no letter before it says so after the word: `tp(?<![\w-]tp)`."""
     return re.compile(pattern, flags)
 
 

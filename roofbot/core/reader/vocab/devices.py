@@ -1,5 +1,4 @@
-"""How many accelerators a figure is summed over, how they split the model, and what the text
-says of one device's memory and bandwidth."""
+"""How many accelerators a figure is summed over, and how they split the model."""
 
 from __future__ import annotations
 
@@ -25,6 +24,8 @@ _WORDS = {
     "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "twelve": 12,
     "sixteen": 16, "thirty-two": 32, "sixty-four": 64,
 }  # fmt: skip
+_IN_WORDS = "|".join(rf"{w}(?<!\w{w})" for w in _WORDS)
+"""A count in words, with no letter before it ("two", not the end of "network")."""
 
 COUNT_RULES: tuple[Rule[int], ...] = (
     Rule(
@@ -84,7 +85,7 @@ COUNT_RULES: tuple[Rule[int], ...] = (
     Rule(
         "word-part",
         Kind.COUNT,
-        rx(rf"\b({'|'.join(_WORDS)})[- ](?={PART_OR_NOUN})"),
+        rx(rf"({_IN_WORDS})[- ](?={PART_OR_NOUN})"),
         lambda m: _WORDS[m[1].lower()],
         (
             ("eight H100s over NVLink", 8),
@@ -107,7 +108,7 @@ COUNT_RULES: tuple[Rule[int], ...] = (
     Rule(
         "one-device-system",
         Kind.COUNT,
-        rx(r"\b(?:macbook(?: pro| air)?|mac studio|mac mini|imac|laptop|dgx spark)\b"),
+        rx(r"(?:macbook(?: pro| air)?|mac studio|mac mini|imac|laptop|dgx spark)\b"),
         const(1),
         (("Hardware: MacBook Pro 14-inch M3 Pro, 18GB unified memory", 1), ("on a DGX Spark", 1)),
         ("Mac16,8 firmware",),
@@ -117,10 +118,9 @@ COUNT_RULES: tuple[Rule[int], ...] = (
         "tensor-parallel-degree",
         Kind.COUNT,
         rx(
-            r"(?:(?<![\w-])|(?<=--))tp\s*[=:]?\s*(\d+)\b"
-            r"|(?<![\w-])--?(?:tensor-parallel-size|tp|tp-size)[= ](\d+)\b|\btp_size[= ](\d+)\b"
-            r"|\b(\d+)-way tensor[- ]parallel"
-            r"|\btensor[- ]parallel(?:ism)?\s+(?:size|degree)\s*(?:of|=|:)?\s*(\d+)\b"
+            r"tp(?:(?<![\w-]tp)|(?<=--tp))\s*[=:]?\s*(\d+)\b|tp_size(?<!\wtp_size)[= ](\d+)\b"
+            r"|-(?<![\w-]-)-?(?:tensor-parallel-size|tp|tp-size)[= ](\d+)\b"
+            r"|tensor[- ]parallel(?:ism)?\s+(?:size|degree)\s*(?:of|=|:)?\s*(\d+)\b"
         ),
         lambda m: int(next(g for g in m.groups() if g)),
         (
@@ -128,7 +128,6 @@ COUNT_RULES: tuple[Rule[int], ...] = (
             ("vllm serve --tensor-parallel-size 4", 4),
             ("sglang --tp 8", 8),
             ("llama-server -tp 2", 2),
-            ("4-way tensor parallel over NVLink", 4),
             ("Tensor-parallel size 2 (the serving server spans TP=2)", 2),
             ("SGLang config as reported by /get_server_info: tp_size 8, ep_size 8", 8),
         ),
@@ -136,9 +135,18 @@ COUNT_RULES: tuple[Rule[int], ...] = (
         weak=True,
     ),
     Rule(
+        "n-way-tensor-parallel",
+        Kind.COUNT,
+        rx(r"(?=\d)(?<![\w.])(\d+)-way tensor[- ]parallel"),
+        integer(),
+        (("4-way tensor parallel over NVLink", 4),),
+        ("a 4-way split of the experts",),
+        weak=True,
+    ),
+    Rule(
         "rack-name",
         Kind.COUNT,
-        rx(r"\bnvl(\d+)\b", 0),
+        rx(r"nvl(?<!\wnvl)(\d+)\b", 0),
         integer(),
         (("CoreWeave GB200 NVL72 rack", 72),),
         ("NVIDIA H100 NVL", "GB300 NVL72 8-GPU slice"),
@@ -147,7 +155,7 @@ COUNT_RULES: tuple[Rule[int], ...] = (
     Rule(
         "visible-devices",
         Kind.COUNT,
-        rx(r"\b(?:hip|cuda|rocr)_visible_devices=((?:\d+,)*\d+)"),
+        rx(r"(?:hip|cuda|rocr)_visible_devices=((?:\d+,)*\d+)"),
         lambda m: len(set(m[1].split(","))),
         (("2 GPUs via HIP_VISIBLE_DEVICES=0,1", 2), ("CUDA_VISIBLE_DEVICES=1,1,1", 1)),
         ("scaled by HIP_VISIBLE_DEVICES.",),
@@ -158,8 +166,8 @@ PER_DEVICE_RULE: Rule[int] = Rule(
     "per-device-unit",
     Kind.PER_DEVICE,
     rx(
-        r"\bper[- ](?:gpu|accelerator|device|card|chip)\b(?!\s*(?:power\s+)?(?:cap|limit|tdp|power))"
-        r"|\btok(?:en)?s?/s/(?:gpu|chip|device)\b"
+        r"per(?<!\wper)[- ](?:gpu|accelerator|device|card|chip)\b(?!\s*(?:power\s+)?(?:cap|limit|tdp|power))"
+        r"|tok(?<!\wtok)(?:en)?s?/s/(?:gpu|chip|device)\b"
     ),
     const(1),
     (
@@ -174,21 +182,6 @@ PER_DEVICE_RULE: Rule[int] = Rule(
 )
 """A unit quoted per device: the roofs are one device's, whatever the text's count."""
 
-DEVICE_MEMORY_RULE: Rule[float] = Rule(
-    "device-memory",
-    Kind.DEVICE_MEMORY,
-    rx(
-        r"(?=\d)(?<![\w.~])(\d+(?:\.\d+)?)\s?gb\s+(?:of\s+)?(?:vram|unified memory|hbm\w*|gddr\w*)\b"
-    ),
-    lambda m: float(m[1]),
-    (
-        ("Q8_0 quantization, 96GB VRAM", 96.0),
-        ("4-bit quantization, 128GB unified memory", 128.0),
-        ("RTX 5090 with 32GB GDDR7 at 1792 GB/s", 32.0),
-    ),
-    ("A 70B model at Q8_0 requires ~70GB of VRAM", "16 GB/s of HBM bandwidth"),
-)
-"""One device's memory, stated: where it is the resolved part's, the text is of one device."""
 
 PARALLELISM_RULES: tuple[Rule[str], ...] = (
     Rule(
@@ -196,7 +189,7 @@ PARALLELISM_RULES: tuple[Rule[str], ...] = (
         Kind.PARALLELISM,
         rx(
             r"-sm\s+(?:tensor|row)\b|--split-mode[= ](?:row|tensor)\b|tensor[- ](?:parallel\w*|split)\b"
-            r"|(?<![\w-])tp\s*=?\s*\d+\b|--tensor-parallel-size\b|-tp[= ]\d+|tp_size[= ][2-9]"
+            r"|tp(?<![\w-]tp)\s*=?\s*\d+\b|--tensor-parallel-size\b|-tp[= ]\d+|tp_size[= ][2-9]"
         ),
         const("tensor"),
         (
@@ -213,8 +206,8 @@ PARALLELISM_RULES: tuple[Rule[str], ...] = (
         "layer-split",
         Kind.PARALLELISM,
         rx(
-            r"(?<![\w-])-sm\s+layer\b|--split-mode[= ]layer\b|\blayer[- ]split\b"
-            r"|\bpipeline[- ]parallel\w*|(?<![\w-])pp\s*=?\s*\d{1,2}\b"
+            r"-(?<![\w-]-)sm\s+layer\b|--split-mode[= ]layer\b|layer(?<!\wlayer)[- ]split\b"
+            r"|pipeline(?<!\wpipeline)[- ]parallel\w*|pp(?<![\w-]pp)\s*=?\s*\d{1,2}\b"
         ),
         const("pipeline"),
         (
@@ -226,39 +219,9 @@ PARALLELISM_RULES: tuple[Rule[str], ...] = (
     ),
 )
 
-BANDWIDTH_RULE: Rule[float] = Rule(
-    "device-bandwidth",
-    Kind.BANDWIDTH,
-    rx(
-        r"(?:gddr\w*|hbm\w*|lpddr\w*|unified memory|memory|vram)\s+(?:at|of|with)\s+"
-        r"(\d+(?:\.\d+)?)\s?([gt]b/s)"
-        r"|(?=\d)(?<![\w.])(\d+(?:\.\d+)?)\s?([gt]b/s)\s+(?:memory\s+)?bandwidth\b"
-        r"|bandwidth(?:\s+(?:of|is)|\s*[=:])\s*(\d+(?:\.\d+)?)\s?([gt]b/s)"
-        r"|\((\d+(?:\.\d+)?)\s?([gt]b/s)\s+(?:hbm\w*|gddr\w*|lpddr\w*)\)"
-        r"|(?:unified|lpddr\w*|gddr\w*|hbm\w*)(?: memory)?,\s*(\d+(?:\.\d+)?)\s?([gt]b/s)"
-    ),
-    lambda m: (
-        float(next(g for g in m.groups()[0::2] if g))
-        * (1000.0 if next(g for g in m.groups()[1::2] if g).upper() == "TB/S" else 1.0)
-    ),
-    (
-        ("RTX PRO 6000 Blackwell with 96GB GDDR7 at 1792 GB/s", 1792.0),
-        ("M4 Max with 128GB unified memory at 546 GB/s", 546.0),
-        ("M5 Ultra with 512GB unified memory at 1.2TB/s", 1200.0),
-        ("48 GB unified LPDDR5X, 273 GB/s memory bandwidth", 273.0),
-        ("H100 SXM5 (3.35 TB/s HBM3)", 3350.0),
-        ("Apple M4 Pro 12C/16GPU MacBook Pro Mac16,8, 48 GB unified, 273 GB/s, macOS 15.4", 273.0),
-        ("DGX Spark, 128 GB LPDDR5x, 273 GB/s", 273.0),
-    ),
-    (
-        "the pair moves 825.7 GB/s = 43.0% of their combined 1920 GB/s DRAM peak",
-        "Single-card baseline is 632.5 of 960 GB/s",
-    ),
-)
 
 DEVICE_RULES: tuple[Rule[Any], ...] = (
     *COUNT_RULES,
     PER_DEVICE_RULE,
-    DEVICE_MEMORY_RULE,
     *PARALLELISM_RULES,
 )

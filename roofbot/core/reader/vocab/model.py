@@ -50,7 +50,7 @@ PRECISION_RULE: Rule[str] = Rule(
 GGUF_TYPE_RULE: Rule[str] = Rule(
     "gguf-type",
     Kind.GGUF_TYPE,
-    rx(r"(?<![\w-])(q[1-8]_(?:k_[sml]|k|[01])|iq[1-4]_(?:xxs|xs|s|m|nl))(?![\w])"),
+    rx(r"(q(?<![\w-]q)[1-8]_(?:k_[sml]|k|[01])|iq(?<![\w-]iq)[1-4]_(?:xxs|xs|s|m|nl))(?![\w])"),
     lambda m: m[1].upper(),
     (("Llama 3.2 3B (Q4_K_M)", "Q4_K_M"), ("Q8_0 quantization, 24GB VRAM", "Q8_0")),
     ("Qwen3.8-27B (Q4_K_XL, 17.545 GB)", "gguf-q4-k-m"),
@@ -101,7 +101,9 @@ ACTIVE_RULE: Rule[float] = Rule(
 MOE_RULE: Rule[str] = Rule(
     "moe-word",
     Kind.MOE,
-    rx(r"moe\b|mixture[- ]of[- ]experts\b|experts?\b|expert[- ]parallel\w*|(?<![\w-])ep\s?=\s?\d+"),
+    rx(
+        r"moe\b|mixture[- ]of[- ]experts\b|experts?\b|expert[- ]parallel\w*|ep(?<![\w-]ep)\s?=\s?\d+"
+    ),
     const("moe"),
     (
         ("gpt-oss-120b MXFP4 MoE (59.02 GiB)", "moe"),
@@ -111,11 +113,20 @@ MOE_RULE: Rule[str] = Rule(
     ("Llama 3.3 70B",),
 )
 
-_NOT_APPROX = r"(?=\d)(?<![~≈])(?<!about )(?<!approx\. )(?<!around )(?<!roughly )(?<!up to )(?<!~ )"
+_NOT_APPROX = r"(?=\d)(?<![\w.~])(?<![~≈])(?<!about )(?<!approx\. )(?<!around )(?<!roughly )(?<!up to )(?<!~ )"
 _SIZE = r"(?<![\w.~])(\d+(?:\.\d+)?)\s?(gib|gb|tib|tb)\b(?!/s)"
 
 _UNITS = {"gib": "GiB", "gb": "GB", "tib": "TiB", "tb": "TB"}
 """A size's unit, read lower-cased, as it is written."""
+
+_NOT_WEIGHT_SIZE = (
+    "A 70B model at 4-bit requires ~35GB of weights",
+    "A 70B model at Q8_0 requires ~70GB of VRAM",
+    "Peak memory 18.20 GB",
+    "20.5 GB model footprint",
+    "96GB GDDR7 at 1792 GB/s",
+    "requires about 35GB of weights",
+)
 
 WEIGHT_SIZE_RULES: tuple[Rule[tuple[float, str]], ...] = (
     Rule(
@@ -134,38 +145,31 @@ WEIGHT_SIZE_RULES: tuple[Rule[tuple[float, str]], ...] = (
     Rule(
         "size-of-weights",
         Kind.WEIGHT_SIZE,
+        re.compile(_NOT_APPROX + _SIZE + r"\s+of\s+(?:fp16\s+|bf16\s+)?weights\b"),
+        lambda m: (float(m[1]), _UNITS[m[2]]),
+        (("MPT-7B in FP16 is 14 GB of weights", (14.0, "GB")),),
+        _NOT_WEIGHT_SIZE,
+    ),
+    Rule(
+        "weights-are-size",
+        Kind.WEIGHT_SIZE,
         re.compile(
-            _NOT_APPROX + _SIZE + r"\s+of\s+(?:fp16\s+|bf16\s+)?weights\b"
-            r"|\bweights?\s*(?:are|is|of|=|:)\s*"
-            + _NOT_APPROX
-            + _SIZE
-            + r"|\b(?:model|file|gguf) size\s*(?:of|=|:|is)?\s*"
-            + _NOT_APPROX
-            + _SIZE,
+            r"(?:weight(?<!\wweight)s?\s*(?:are|is|of|=|:)|model size|file size|gguf size)"
+            r"\s*(?:of|=|:|is)?\s*" + _NOT_APPROX + _SIZE
         ),
-        lambda m: (float(m[1] or m[3] or m[5]), _UNITS[m[2] or m[4] or m[6]]),
-        (
-            ("MPT-7B in FP16 is 14 GB of weights", (14.0, "GB")),
-            ("model size 17.545 GB on disk", (17.545, "GB")),
-            ("weights: 3.53 GiB", (3.53, "GiB")),
-        ),
-        (
-            "A 70B model at 4-bit requires ~35GB of weights",
-            "A 70B model at Q8_0 requires ~70GB of VRAM",
-            "Peak memory 18.20 GB",
-            "20.5 GB model footprint",
-            "96GB GDDR7 at 1792 GB/s",
-            "requires about 35GB of weights",
-        ),
+        lambda m: (float(m[1]), _UNITS[m[2]]),
+        (("model size 17.545 GB on disk", (17.545, "GB")), ("weights: 3.53 GiB", (3.53, "GiB"))),
+        _NOT_WEIGHT_SIZE,
     ),
 )
+"""A size stated as the weights' own: never an approximation, a footprint or VRAM."""
 
 WEIGHT_BOUND_RULE: Rule[tuple[float, str]] = Rule(
     "memory-footprint-bound",
     Kind.WEIGHT_BOUND,
     rx(
         r"(?=\d)(?<![\w.~])(\d+(?:\.\d+)?)\s?(gib|gb)\s+(?:model\s+)?footprint\b"
-        r"|\bpeak memory\s*(?:of|=|:)?\s*(\d+(?:\.\d+)?)\s?(gib|gb)\b"
+        r"|peak memory\s*(?:of|=|:)?\s*(\d+(?:\.\d+)?)\s?(gib|gb)\b"
     ),
     lambda m: (float(m[1] or m[3]), _UNITS[m[2] or m[4]]),
     (

@@ -11,7 +11,7 @@ BATCH_RULES: tuple[Rule[int], ...] = (
     Rule(
         "batch-size-n",
         Kind.BATCH,
-        rx(r"\bbatch[ _-]?size\s*(?:of|=|:)?\s*(\d+)\b"),
+        rx(r"batch(?<!\wbatch)[ _-]?size\s*(?:of|=|:)?\s*(\d+)\b"),
         integer(),
         (
             ("Databricks Table 2, MPT-7B row '1 x A100', batch size 64 column", 64),
@@ -27,7 +27,7 @@ BATCH_RULES: tuple[Rule[int], ...] = (
     Rule(
         "batch-n",
         Kind.BATCH,
-        rx(r"(?<![\w-])(?:a )?batch(?: of)?[ -](\d+)\b(?![ -]to\b)"),
+        rx(r"batch(?<![\w-]batch)(?: of)?[ -](\d+)\b(?![ -]to\b)"),
         integer(),
         (
             ("PER-REQUEST decode throughput at batch 1: -p 0 (no prompt) -n 64", 1),
@@ -39,7 +39,7 @@ BATCH_RULES: tuple[Rule[int], ...] = (
     Rule(
         "bs-n",
         Kind.BATCH,
-        rx(r"(?<![\w-])bs\s*[=:]?\s*(\d+)\b"),
+        rx(r"bs(?<![\w-]bs)\s*[=:]?\s*(\d+)\b"),
         integer(),
         (("vLLM serve, bs=1, greedy", 1), ("trtllm-bench BS=128 ISL 1024", 128), ("BS 16", 16)),
         ("same run as mpt7b-a100-bs64-per-user-decode-tps",),
@@ -47,7 +47,7 @@ BATCH_RULES: tuple[Rule[int], ...] = (
     Rule(
         "b-equals",
         Kind.BATCH,
-        rx(r"(?<![\w-])b\s*=\s*(\d+)\b", 0),
+        rx(r"b(?<![\w-]b)\s*=\s*(\d+)\b", 0),
         integer(),
         (("tok/s (saturated prefill, 128K context, B=3, cold cache)", 3),),
         ("mean 29.402 -> 61.657 t/s", "-b 2048 -ub 1024"),
@@ -55,7 +55,7 @@ BATCH_RULES: tuple[Rule[int], ...] = (
     Rule(
         "concurrency-n",
         Kind.BATCH,
-        rx(r"\bconcurrency\s*(?:of|=|:)?\s*(\d+)\b|--max-concurrency[= ](\d+)\b"),
+        rx(r"concurrency(?<!\wconcurrency)\s*(?:of|=|:)?\s*(\d+)\b|--max-concurrency[= ](\d+)\b"),
         lambda m: int(m[1] or m[2]),
         (("vllm bench serve, concurrency 64, random dataset", 64),),
         (
@@ -79,7 +79,7 @@ BATCH_RULES: tuple[Rule[int], ...] = (
     Rule(
         "parallel-sequences",
         Kind.BATCH,
-        rx(r"(?<![\w-])-npl\s+(\d+)\b|(?<![\w-])-np\s+(\d+)\b|--parallel[= ](\d+)\b"),
+        rx(r"-npl(?<![\w-]-npl)\s+(\d+)\b|-np(?<![\w-]-np)\s+(\d+)\b|--parallel[= ](\d+)\b"),
         lambda m: int(m[1] or m[2] or m[3]),
         (("llama-batched-bench -npl 4 -npp 128 -ntg 128", 4),),
         ("-ngl 99 -fa 1",),
@@ -88,8 +88,8 @@ BATCH_RULES: tuple[Rule[int], ...] = (
         "single-stream",
         Kind.BATCH,
         rx(
-            r"\bsingle[- ](?:stream|user|request|sequence)\b|\bone (?:user|request) at a time\b"
-            r"|\bno batching\b|\bunbatched\b"
+            r"single(?<!\wsingle)[- ](?:stream|user|request|sequence)\b"
+            r"|one(?<!\wone) (?:user|request) at a time\b|no(?<!\wno) batching\b|unbatched\b"
         ),
         const(1),
         (
@@ -102,7 +102,7 @@ BATCH_RULES: tuple[Rule[int], ...] = (
     Rule(
         "llama-bench-tg",
         Kind.BATCH,
-        rx(r"(?<![\w-])tg(\d+)\b"),
+        rx(r"tg(?<![\w-]tg)(\d+)\b"),
         const(1),
         (
             ("tok/s (tg64, mean of two interleaved runs: 61.97 and 61.34)", 1),
@@ -114,8 +114,8 @@ BATCH_RULES: tuple[Rule[int], ...] = (
         "not-fixed",
         Kind.BATCH,
         rx(
-            r"batch size not a fixed (?:published )?number|\bnot a fixed published number"
-            r"|\bmax(?:imum)? load\b|\bsubmitter-chosen scheduler batching\b"
+            r"batch size not a fixed (?:published )?number|not(?<!\wnot) a fixed published number"
+            r"|max(?<!\wmax)(?:imum)? load\b|submitter-chosen scheduler batching\b"
         ),
         const(UNKNOWN),
         (
@@ -127,7 +127,7 @@ BATCH_RULES: tuple[Rule[int], ...] = (
     Rule(
         "mlperf-scenario",
         Kind.BATCH,
-        rx(r"\b(?:offline|server|interactive) scenario\b"),
+        rx(r"(?:offline|server|interactive) scenario\b"),
         const(UNKNOWN),
         (("Datacenter suite, Offline scenario, submitted by AMD", UNKNOWN),),
         ("Offline: Llama 2 70B on AMD's own node",),
@@ -139,8 +139,8 @@ AGGREGATE_RULE: Rule[str] = Rule(
     "aggregate-words",
     Kind.AGGREGATE,
     rx(
-        r"\baggregate\b|\btotal (?:token |output )?throughput\b|\bsummed over\b"
-        r"|\bacross (?:all )?(?:in-flight |concurrent )?requests\b"
+        r"aggregate(?<!\waggregate)\b|total(?<!\wtotal) (?:token |output )?throughput\b|summed over\b"
+        r"|across(?<!\wacross) (?:all )?(?:in-flight |concurrent )?requests\b"
     ),
     const("aggregate"),
     (
@@ -159,7 +159,10 @@ AGGREGATE_RULE: Rule[str] = Rule(
 PER_SEQUENCE_RULE: Rule[str] = Rule(
     "per-user-words",
     Kind.PER_SEQUENCE,
-    rx(r"\bper[- ](?:user|request|sequence|stream)\b|\bsingle[- ](?:stream|user)\b|\bone user\b"),
+    rx(
+        r"per(?<!\wper)[- ](?:user|request|sequence|stream)\b|single(?<!\wsingle)[- ](?:stream|user)\b"
+        r"|one(?<!\wone) user\b"
+    ),
     const("per-sequence"),
     (
         ("PER-REQUEST decode throughput, batch 1, single stream", "per-sequence"),
@@ -175,7 +178,10 @@ PER_SEQUENCE_RULE: Rule[str] = Rule(
 NO_FIGURE_RULE: Rule[str] = Rule(
     "no-figure",
     Kind.NO_FIGURE,
-    rx(r"\bnot published\b|\bno (?:throughput )?figure (?:is )?published\b|\bunpublished\b"),
+    rx(
+        r"not(?<!\wnot) published\b|no(?<!\wno) (?:throughput )?figure (?:is )?published\b"
+        r"|unpublished\b"
+    ),
     const("not published"),
     (
         ("tokens per second (not published)", "not published"),
@@ -213,23 +219,32 @@ SPECULATIVE_RULE: Rule[str] = Rule(
 TOKENS_PER_STEP_RULE: Rule[float] = Rule(
     "tokens-per-step",
     Kind.TOKENS_PER_STEP,
-    rx(
-        r"(\d+(?:\.\d+)?)\s*(?:accepted tokens per (?:step|forward pass)|tokens per step)\b"
-        r"|\bacceptance length\s*(?:of|=|:)?\s*(\d+(?:\.\d+)?)"
-    ),
-    lambda m: float(m[1] or m[2]),
-    (("mean acceptance length 2.4 on prose", 2.4), ("3.1 accepted tokens per step", 3.1)),
+    rx(r"(\d+(?:\.\d+)?)\s*(?:accepted tokens per (?:step|forward pass)|tokens per step)\b"),
+    lambda m: float(m[1]),
+    (("3.1 accepted tokens per step", 3.1),),
     ("128 tokens generated after a 2048-token prompt",),
 )
+ACCEPTANCE_RULE: Rule[float] = Rule(
+    "acceptance-length",
+    Kind.TOKENS_PER_STEP,
+    rx(r"acceptance length\s*(?:of|=|:)?\s*(\d+(?:\.\d+)?)"),
+    lambda m: float(m[1]),
+    (("mean acceptance length 2.4 on prose", 2.4),),
+    ("acceptance rate 0.7 on prose",),
+)
+"""Speculative decoding's tokens per target-model step, as its acceptance length."""
+
+_FROM_BANDWIDTH = r"from\s+(?:the\s+)?(?:memory\s+)?bandwidth\b"
 
 DERIVED_RULE: Rule[str] = Rule(
     "derived-from-bandwidth",
     Kind.DERIVED,
     rx(
-        r"\bbandwidth\s+(?:yields|gives|implies|predicts|means)\s+(?:~|about |around |roughly )?(?=\d)"
-        r"|\b(?:derived|computed|calculated|estimated)\s+from\s+(?:the\s+)?(?:memory\s+)?bandwidth\b"
-        r"|\bbandwidth\s*/\s*(?:model|weight)\s*(?:size|bytes)\b"
-        r"|\bdivid(?:e|ed|ing)\s+(?:the\s+)?(?:memory\s+)?bandwidth\s+by\b"
+        r"bandwidth\s+(?:yields|gives|implies|predicts|means)\s+(?:~|about |around |roughly )?(?=\d)"
+        rf"|derived\s+{_FROM_BANDWIDTH}|computed\s+{_FROM_BANDWIDTH}"
+        rf"|calculated\s+{_FROM_BANDWIDTH}|estimated\s+{_FROM_BANDWIDTH}"
+        r"|bandwidth\s*/\s*(?:model|weight)\s*(?:size|bytes)\b"
+        r"|divid(?:e|ed|ing)\s+(?:the\s+)?(?:memory\s+)?bandwidth\s+by\b"
     ),
     lambda m: " ".join(m[0].split()).rstrip(" ~"),
     (
@@ -246,5 +261,5 @@ DERIVED_RULE: Rule[str] = Rule(
 
 RATE_RULES: tuple[Rule[Any], ...] = (
     *BATCH_RULES, AGGREGATE_RULE, PER_SEQUENCE_RULE, NO_FIGURE_RULE, SPECULATIVE_RULE,
-    TOKENS_PER_STEP_RULE, DERIVED_RULE,
+    TOKENS_PER_STEP_RULE, ACCEPTANCE_RULE, DERIVED_RULE,
 )  # fmt: skip

@@ -1,0 +1,210 @@
+"""What a `/roofcheck` comment asks and whether roofbot answers it: pure decisions over the
+`issue_comment` payload, each with the words it logs or replies defined right above it. Which
+comments are commands (`triage`), what a command asks (`parse_command`), who may run it
+(`authorize`), and the fixed replies (`reply_for`, `NOT_ALLOWED`). Nothing a commenter writes
+is ever echoed: replies are fixed text. roofbot/action/command.py runs what these decide."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+COMMAND = "/roofcheck"
+REPLY_MARKER = "<!-- roofbot:reply -->"  # not the sticky marker: a reply is never the report
+
+
+class CommandError(ValueError):
+    """The event payload is not an issue_comment payload."""
+
+
+class Kind(Enum):
+    RERUN = "rerun"  # `/roofcheck`: the changed records, as on a push
+    ALL = "all"  # `/roofcheck all`: every record of the repository at the PR's head
+    HELP = "help"
+    APPROVE = "approve"  # `/roofcheck approve`: accept the instrument changes of this head
+    UNKNOWN = "unknown"  # `/roofcheck something-else`: answered with the help
+
+
+@dataclass(frozen=True)
+class Command:
+    kind: Kind
+
+
+@dataclass(frozen=True)
+class CommentEvent:
+    """The fields of an `issue_comment` payload roofbot reads."""
+
+    action: str
+    issue_number: int
+    on_pull: bool  # `issue.pull_request` is present only on a pull request
+    comment_id: int
+    body: str
+    author_login: str
+    author_type: str  # "User", "Bot", "Organization"
+    association: str | None  # absent from older payloads: then the permission decides
+    via_app: bool  # `performed_via_github_app` is set: written by an app
+
+
+@dataclass(frozen=True)
+class Ignored:
+    """Not a command roofbot answers; `reason` goes to the log only."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class Request:
+    """A command to answer."""
+
+    event: CommentEvent
+    command: Command
+
+
+@dataclass(frozen=True)
+class Authorization:
+    allowed: bool
+    via: str  # what decided it, for the log: "author association OWNER", "permission read"
+
+
+# ------------------------------------------------------------------ reading the event
+
+
+def read_event(payload: Mapping[str, Any]) -> CommentEvent:
+    """The comment event's fields, or CommandError when the payload is not one."""
+    try:
+        issue, comment = payload["issue"], payload["comment"]
+        user = comment.get("user") or {}
+        association = comment.get("author_association")
+        return CommentEvent(
+            action=str(payload.get("action") or ""),
+            issue_number=int(issue["number"]),
+            on_pull=isinstance(issue.get("pull_request"), Mapping),
+            comment_id=int(comment["id"]),
+            body=str(comment.get("body") or ""),
+            author_login=str(user.get("login") or ""),
+            author_type=str(user.get("type") or ""),
+            association=str(association).upper() if association else None,
+            via_app=bool(comment.get("performed_via_github_app")),
+        )
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        raise CommandError(f"the event payload is not an issue_comment event: {e!r}") from None
+
+
+# ------------------------------------------------------------------ what a comment asks
+
+KINDS = {"": Kind.RERUN, "all": Kind.ALL, "help": Kind.HELP, "approve": Kind.APPROVE}
+
+
+def parse_command(body: str) -> Command | None:
+    """The command on the comment's first line: `/roofcheck`, `/roofcheck all`,
+    `/roofcheck help`; anything else after `/roofcheck` is UNKNOWN. None: not a command (a
+    quote `> /roofcheck`, `/roofchecks`, or `/roofcheck` on a later line)."""
+    first = body.lstrip("\ufeff").split("\n", 1)[0].strip()
+    words = first.split()
+    if not words or words[0].lower() != COMMAND:
+        return None
+    argument = " ".join(words[1:]).lower()
+    return Command(KINDS.get(argument, Kind.UNKNOWN))
+
+
+# ------------------------------------------------------------------ which comments count
+
+NOT_CREATED = "the comment was {action}, not created: only a new comment runs a command"
+NOT_A_PULL = "issue #{number} is not a pull request"
+FROM_A_BOT = "the comment is by a bot ({login})"
+NOT_A_COMMAND = "the comment's first line is not a /roofcheck command"
+
+
+def is_bot(event: CommentEvent) -> bool:
+    return event.author_type == "Bot" or event.author_login.endswith("[bot]") or event.via_app
+
+
+def triage(event: CommentEvent) -> Ignored | Request:
+    """Whether roofbot answers this comment: a new comment, on a pull request, by a person,
+    whose first line is `/roofcheck`. Edited comments, plain issues and bots are ignored."""
+    if event.action != "created":
+        return Ignored(NOT_CREATED.format(action=event.action or "changed"))
+    if not event.on_pull:
+        return Ignored(NOT_A_PULL.format(number=event.issue_number))
+    if is_bot(event):
+        return Ignored(FROM_A_BOT.format(login=event.author_login or "unknown"))
+    command = parse_command(event.body)
+    if command is None:
+        return Ignored(NOT_A_COMMAND)
+    return Request(event, command)
+
+
+# ------------------------------------------------------------------ who may run it
+
+#: The author association that alone proves write access (fast path). MEMBER and COLLABORATOR
+#: do not: a read-only organisation member or a triage collaborator has them too.
+MERGERS = frozenset({"OWNER"})
+#: Repository permissions that can merge, from the collaborator-permission endpoint (either
+#: the legacy `permission` or `role_name`; `GitHubClient.permission` takes the stronger).
+WRITERS = frozenset({"write", "maintain", "admin"})
+
+WHO_MAY_RUN = (
+    "`/roofcheck` can be run by people who may merge into this repository: its owner, and "
+    "anyone with write, maintain or admin permission on it."
+)
+NOT_ALLOWED = (
+    f"{REPLY_MARKER}\n"
+    "Thanks for asking for a new check. "
+    f"{WHO_MAY_RUN} "
+    "roofbot already checks this pull request by itself every time it is updated, so there is "
+    "nothing you need to do; a maintainer can ask for a rerun if one is needed.\n"
+)
+
+
+def refused_marker(login: str) -> str:
+    """The hidden line that says this user was already told they may not run `/roofcheck` on
+    this pull request: a digest of the login, so the reply mentions no one."""
+    digest = hashlib.sha256(login.lower().encode("utf-8")).hexdigest()[:16]
+    return f"<!-- roofbot:refused {digest} -->"
+
+
+def authorize(association: str | None, permission: Callable[[], str]) -> Authorization:
+    """Allowed when the comment's author association is OWNER; otherwise `permission()` (one
+    API call) must be write, maintain or admin (a MEMBER or COLLABORATOR may have read or
+    triage only). Errors of
+    `permission()` propagate: the caller decides (roofbot runs nothing)."""
+    if association in MERGERS:
+        return Authorization(True, f"author association {association}")
+    level = permission()
+    return Authorization(level in WRITERS, f"permission {level}")
+
+
+# ------------------------------------------------------------------ help
+
+HELP = (
+    f"{REPLY_MARKER}\n"
+    "**roofbot commands**, on the first line of a new comment on a pull request:\n\n"
+    "| command | what it does |\n"
+    "|---|---|\n"
+    "| `/roofcheck` | checks this pull request again, on its current head: the changed "
+    "benchmark records and every record a changed catalogue entry affects, the same check "
+    "as on every push (status `roofcheck`, the report comment updated in place) |\n"
+    "| `/roofcheck all` | checks every benchmark record of the repository at this pull "
+    "request's head; the `roofcheck` status then covers all of them (`/roofcheck` goes back "
+    "to the changed records) |\n"
+    "| `/roofcheck approve` | accepts the changes this pull request makes to the instrument "
+    "(catalogue records, pins) for its current head only: a new push needs a new approval; "
+    "the comment says who approved |\n"
+    "| `/roofcheck help` | this message |\n\n"
+    f"{WHO_MAY_RUN}\n"
+)
+UNKNOWN = HELP.replace(
+    "**roofbot commands**", "`/roofcheck` does not know that argument. **roofbot commands**", 1
+)
+
+
+def reply_for(command: Command) -> str | None:
+    """The fixed reply a command gets without running anything, or None: it runs."""
+    if command.kind is Kind.HELP:
+        return HELP
+    if command.kind is Kind.UNKNOWN:
+        return UNKNOWN
+    return None

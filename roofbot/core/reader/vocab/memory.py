@@ -1,0 +1,94 @@
+"""What the text says of one device's memory: its capacity and its peak bandwidth."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from roofbot.core.reader.rule import Kind, Rule, rx
+
+DEVICE_MEMORY_RULE: Rule[float] = Rule(
+    "device-memory",
+    Kind.DEVICE_MEMORY,
+    rx(
+        r"(?=\d)(?<![\w.~])(\d+(?:\.\d+)?)\s?gb\s+(?:of\s+)?(?:vram|unified memory|hbm\w*|gddr\w*)\b"
+    ),
+    lambda m: float(m[1]),
+    (
+        ("Q8_0 quantization, 96GB VRAM", 96.0),
+        ("4-bit quantization, 128GB unified memory", 128.0),
+        ("RTX 5090 with 32GB GDDR7 at 1792 GB/s", 32.0),
+    ),
+    ("A 70B model at Q8_0 requires ~70GB of VRAM", "16 GB/s of HBM bandwidth"),
+)
+"""One device's memory, stated: where it is the resolved part's, the text is of one device."""
+
+_GBS = r"(\d+(?:\.\d+)?)\s?([gt]b/s)"
+"""A bandwidth figure: its number, then GB/s or TB/s."""
+
+
+def _gbs(m: re.Match[str]) -> float:
+    return float(m[1]) * (1000.0 if m[2] == "tb/s" else 1.0)
+
+
+_NOT_DEVICE_BANDWIDTH = (
+    "the pair moves 825.7 GB/s = 43.0% of their combined 1920 GB/s DRAM peak",
+    "Single-card baseline is 632.5 of 960 GB/s",
+)
+"""Achieved bandwidths and sums over devices: no rule below may read them."""
+
+BANDWIDTH_RULES: tuple[Rule[float], ...] = (
+    Rule(
+        "memory-at-bandwidth",
+        Kind.BANDWIDTH,
+        rx(r"(?:gddr\w*|hbm\w*|lpddr\w*|unified memory|memory|vram)\s+(?:at|of|with)\s+" + _GBS),
+        _gbs,
+        (
+            ("RTX PRO 6000 Blackwell with 96GB GDDR7 at 1792 GB/s", 1792.0),
+            ("M4 Max with 128GB unified memory at 546 GB/s", 546.0),
+            ("M5 Ultra with 512GB unified memory at 1.2TB/s", 1200.0),
+        ),
+        _NOT_DEVICE_BANDWIDTH,
+    ),
+    Rule(
+        "bandwidth-figure",
+        Kind.BANDWIDTH,
+        rx(r"(?=\d)(?<![\w.])" + _GBS + r"\s+(?:memory\s+)?bandwidth\b"),
+        _gbs,
+        (("273 GB/s memory bandwidth, in a MacBook Pro (Model Mac16,8)", 273.0),),
+        _NOT_DEVICE_BANDWIDTH,
+    ),
+    Rule(
+        "bandwidth-of",
+        Kind.BANDWIDTH,
+        rx(r"bandwidth(?:\s+(?:of|is)|\s*[=:])\s*" + _GBS),
+        _gbs,
+        (("memory bandwidth of 3.35 TB/s", 3350.0), ("bandwidth: 960 GB/s", 960.0)),
+        _NOT_DEVICE_BANDWIDTH,
+    ),
+    Rule(
+        "bandwidth-beside-memory",
+        Kind.BANDWIDTH,
+        rx(r"\(" + _GBS + r"\s+(?:hbm\w*|gddr\w*|lpddr\w*)\)"),
+        _gbs,
+        (("H100 SXM5 (3.35 TB/s HBM3)", 3350.0),),
+        _NOT_DEVICE_BANDWIDTH,
+    ),
+    Rule(
+        "memory-then-bandwidth",
+        Kind.BANDWIDTH,
+        rx(r"(?:unified|lpddr\w*|gddr\w*|hbm\w*)(?: memory)?,\s*" + _GBS),
+        _gbs,
+        (
+            (
+                "Apple M4 Pro 12C/16GPU MacBook Pro Mac16,8, 48 GB unified, 273 GB/s, macOS 15.4",
+                273.0,
+            ),
+            ("DGX Spark, 128 GB LPDDR5x, 273 GB/s", 273.0),
+        ),
+        _NOT_DEVICE_BANDWIDTH,
+    ),
+)
+"""One device's peak memory bandwidth as the text states it, one rule per phrasing."""
+
+MEMORY_RULES: tuple[Rule[Any], ...] = (DEVICE_MEMORY_RULE, *BANDWIDTH_RULES)
