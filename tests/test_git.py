@@ -259,3 +259,22 @@ def test_prefetched_paths_are_answered_without_git(pull: tuple[Path, str, str]) 
             assert [tree.exists(p) for p in paths] == expected
         finally:
             (repo / ".git-away").rename(repo / ".git")
+
+
+def test_changed_references_are_the_catalogue_records_a_record_can_refer_to() -> None:
+    from roofbot.core.changes import changed_references
+    from roofbot.core.config import DEFAULT_CATALOGUE as globs
+
+    paths = [
+        "data/accelerators/h100-sxm5.json",
+        "data/models/llama-2-70b.json",
+        "data/quantization/gguf-q4-k-m.json",
+        "data/gotchas/batch-1-roof.json",  # linked, not referred to
+        "data/benchmarks/x.json",
+        "README.md",
+    ]
+    assert changed_references(paths, globs) == {
+        ("accelerators", "h100-sxm5"),
+        ("models", "llama-2-70b"),
+        ("quantization", "gguf-q4-k-m"),
+    }

@@ -7,7 +7,7 @@ import os
 
 from roofbot.action import instrument as instr
 from roofbot.adapters.repo import Repository, dependents
-from roofbot.core.changes import FileChange, InstrumentChange, catalogue_kind, matches_any
+from roofbot.core.changes import FileChange, InstrumentChange, changed_references, matches_any
 from roofbot.core.config import Config
 from roofbot.core.results import Verdict
 
@@ -59,12 +59,8 @@ def paths_to_check(
     """(changed record paths, dependents re-checked through a changed catalogue record)."""
     cfg = repo.config
     records = [f.path for f in files if f.status != "deleted" and matches_any(f.path, cfg.records)]
-    changed_refs: set[tuple[str, str]] = set()
-    for f in files:
-        for path in (f.path, f.old_path):
-            kind = catalogue_kind(path, cfg.catalogue) if path else None
-            if kind in ("accelerators", "models", "quantization") and path:
-                changed_refs.add((kind, os.path.splitext(os.path.basename(path))[0]))
+    moved = [path for f in files for path in (f.path, f.old_path) if path]
+    changed_refs = changed_references(moved, cfg.catalogue)
     deps: list[str] = []
     if changed_refs:
         catalogue = repo.catalogue()

@@ -158,19 +158,14 @@ def changed_records(repository: Repository, rels: list[str]) -> list[str]:
     """The records a change set touches: changed records, and the records referencing a
     changed catalogue record; every record when the config or a schema changed."""
     from roofbot.adapters.repo import dependents
-    from roofbot.core.changes import catalogue_kind
-    from roofbot.engine import stem
+    from roofbot.core.changes import changed_references
 
     repository.catalogue()  # built: its failing files are known
     problems = repository.catalogue_problems
     if any(p == ".roofbot.yml" or p.startswith("schemas/") for p in rels):
         return list(repository.record_paths()) + sorted(problems)
     records = [p for p in rels if repository.is_record_path(p)]
-    refs = {
-        (kind, stem(p))
-        for p in rels
-        if p not in records and (kind := catalogue_kind(p, repository.config.catalogue))
-    }
+    refs = changed_references((p for p in rels if p not in records), repository.config.catalogue)
     invalid = [p for p in rels if p in problems]  # reported on the catalogue file itself
     if not refs:
         return records + invalid

@@ -7,6 +7,7 @@ to. Filled by the git or API adapter, shown by the renderers. Nothing here reads
 from __future__ import annotations
 
 import fnmatch
+import posixpath
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
@@ -75,6 +76,19 @@ def catalogue_kind(path: str, catalogue_globs: Mapping[str, tuple[str, ...]]) ->
 
 REFERABLE = frozenset({"accelerators", "models", "quantization"})
 """The catalogue kinds a benchmark record refers to (a gotcha is linked, not referred to)."""
+
+
+def changed_references(
+    paths: Iterable[str], catalogue_globs: Mapping[str, tuple[str, ...]]
+) -> set[tuple[str, str]]:
+    """The (kind, id) of each path that is a catalogue record a benchmark record can refer to:
+    the records to re-check are those that refer to one of them."""
+    out = set()
+    for path in paths:
+        kind = catalogue_kind(path, catalogue_globs)
+        if kind in REFERABLE:
+            out.add((kind, posixpath.splitext(posixpath.basename(path))[0]))
+    return out
 
 
 def references(
