@@ -113,8 +113,8 @@ def changed_files(repo_dir: Path, base: str, head: str) -> list[FileChange]:
     """Every path that differs between the merge base of `base` and `head`, and `head`:
     added, modified, renamed (with the old name), copied, deleted, type-changed; a head
     version that is a symbolic link is marked so, and never read. The raw diff gives each
-    path's mode at the head: asking `git ls-tree` for it read the folder's whole tree object
-    again (about 20 ms in a folder of 100,000 records; bench/bench_pr.py)."""
+    path's mode at the head, where asking `git ls-tree` would read the folder's whole tree
+    object again, a cost that grows with the corpus."""
     if not (valid_sha(base) and valid_sha(head)):
         raise GitError("base and head must be commit SHAs")
     raw = git(

@@ -123,8 +123,8 @@ class GitTree:
 
     def prefetch(self, paths: Iterable[str]) -> None:
         """Look up these paths in one `git ls-tree`, for the reads and `exists` that follow:
-        each single look-up is a process that reads the whole folder's tree object (about
-        45 ms in a folder of 100,000 records)."""
+        each single look-up is a process that reads the whole folder's tree object, a cost
+        that grows with the corpus."""
         todo = []
         for path in paths:
             try:

@@ -136,7 +136,7 @@ class Repository:
         a PR's check will read: the records at `paths`, the records `ids` (the calibration
         set), then the records their texts name (the siblings their checks look up). Two
         look-ups in all, where each file looked up alone reads its folder's whole tree object
-        again (about 20 ms in a folder of 100,000 records; bench/bench_pr.py). A PR of more
+        again, a cost that grows with the corpus (bench/bench_pr.py holds a PR's cost flat). A PR of more
         than `MAX_PREFETCH` records has their folder listed once instead (`GitTree`)."""
         prefetch = getattr(self.tree, "prefetch", None)
         read_many = getattr(self.tree, "read_many", None)
