@@ -190,7 +190,10 @@ def _suspect(r: RecordResult) -> str | None:
 
 
 _LACKS = (
-    ("accelerator", "name the accelerator in `accelerator_ids` (a data/accelerators/ id)"),
+    (
+        "accelerator",
+        "name the accelerator in `accelerator_ids` (an accelerator id in the catalogue)",
+    ),
     ("bandwidth", "add `memory_bandwidth_gbps` to the part's catalogue record"),
     ("model size", 'state the model\'s size in `model` ("70B") or its weights ("17.5 GB")'),
     ("weight bytes", "name a `format_id` with bits per weight, or state the weights' size"),

@@ -91,8 +91,8 @@ def bits(ctx: Context) -> Input[float] | None:
         q = ctx.catalogue.quantization.get(fmt)
         if q is None:
             ctx.note(
-                f"format_id {fmt!r} does not resolve in data/quantization/: bits per weight "
-                "are not taken from it",
+                f"format_id {fmt!r} does not resolve to a catalogue quantization format: "
+                "bits per weight are not taken from it",
                 "format_id",
             )
         elif (b := bits_of(q.bits)) is not None:

@@ -33,7 +33,7 @@ def lacks(inp: Inputs) -> tuple[str, ...]:
     if inp.active_bytes is None:
         if inp.weight_bytes is None and inp.params_b is None:
             out.append(
-                "model size: `model` matches no data/models/ record and states no size "
+                "model size: `model` matches no model in the catalogue and states no size "
                 '("70B") or weight bytes ("17.5 GB")'
             )
         elif inp.weight_bytes is None:
