@@ -20,12 +20,11 @@ from roofbot.cli.common import (
     usage_errors,
     verdicts,
 )
+from roofbot.render.formats import FORMATS
 
 if TYPE_CHECKING:
     from roofbot.adapters.repo import Repository
     from roofbot.core.results import Report
-
-FORMATS = ("text", "json", "markdown", "sarif", "github")
 
 
 @click.command()
@@ -118,33 +117,15 @@ def _run(
 def render(
     fmt: str, report: Report, repository: Repository, root: Path, *, quiet: bool, verbose: bool
 ) -> str:
-    """The report in `fmt`; each format's renderer is imported only when it is chosen."""
+    """The report in `fmt`, with the repository's trap links and its files' line numbers."""
     from roofbot.links import gotcha_paths
+    from roofbot.render import formats
 
     links = gotcha_paths(repository.config, repository.catalogue())
-    if fmt == "json":
-        from roofbot.render import json_report
-
-        return json_report.dumps(report, links)
-    if fmt == "markdown":
-        from roofbot.render.markdown import render_report
-
-        return render_report(report, links) + "\n"
-    from roofbot.render.findings import by_record, findings
-
-    items = findings(report, file_reader(repository), _config_text(root))
-    if fmt == "sarif":
-        from roofbot.render import sarif
-
-        return sarif.dumps(items, links, report.ok)
-    if fmt == "github":
-        from roofbot.render.github import render_github
-
-        return render_github(report, items, quiet, verbose)
-    from roofbot.render.text import render_text
-
-    return render_text(
-        report, color=sys.stdout.isatty(), verbose=verbose, quiet=quiet, found=by_record(items)
+    read, config = file_reader(repository), _config_text(root)
+    color = sys.stdout.isatty()
+    return formats.render(
+        fmt, report, links, read, config, color=color, quiet=quiet, verbose=verbose
     )
 
 
