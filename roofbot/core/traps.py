@@ -33,10 +33,17 @@ class TrapContext:
 
 @dataclass(frozen=True)
 class Trap:
+    """A known way a record's figure misleads: how to see it (`detect`), what it means for this
+    record (`explain`), and how reports name it (`title`, `help`, and `field`: the record field
+    it is about, for the finding's line)."""
+
     id: str
     gotcha: str | None  # the repository's own gotcha record id
     explain: Callable[[TrapContext], str]
     detect: Callable[[TrapContext], bool]
+    field: str
+    title: str
+    help: str
 
 
 def _mem(ctx: TrapContext) -> RoofCheck | None:
@@ -116,6 +123,9 @@ TRAPS: tuple[Trap, ...] = (
             f"{_batch(ctx)} sequences: the batch-1 roof does not apply, the batched roof does"
         ),
         lambda ctx: _aggregate(ctx) and (_batch(ctx) or 0) > 1,
+        field="methodology",
+        title="An aggregate at batch B > 1: the batch-1 roof does not apply",
+        help="The batched roof and the compute roof bound it; the batch-1 roof is shown, not applied.",
     ),
     Trap(
         "unknown-batch-is-not-batch-1",
@@ -125,6 +135,9 @@ TRAPS: tuple[Trap, ...] = (
             "which needs no batch size, applies"
         ),
         lambda ctx: _aggregate(ctx) and _batch(ctx) is None,
+        field="methodology",
+        title="Batch unknown: only the compute roof applies",
+        help="An aggregate at an unknown batch is not at batch 1. State the batch to get a memory roof.",
     ),
     Trap(
         "moe-total-vs-active",
@@ -146,6 +159,9 @@ TRAPS: tuple[Trap, ...] = (
                 and ctx.inputs.active_params_b.value < ctx.inputs.params_b.value
             )
         ),
+        field="model",
+        title="A mixture of experts: the active weights, not the total, divide the bandwidth",
+        help="Only the experts routed to read their weights per token.",
     ),
     Trap(
         "bandwidth-derived-figure",
@@ -155,18 +171,27 @@ TRAPS: tuple[Trap, ...] = (
             "from bandwidth: a roof restated is not a measurement"
         ),
         lambda ctx: _near_memory_roof(ctx) or _derived_text(ctx),
+        field="value",
+        title="Looks derived from bandwidth rather than measured",
+        help="Within 1% of bandwidth / bytes, or its own text derives the figure from bandwidth.",
     ),
     Trap(
         "per-user-vs-aggregate",
         "bench-batch-size-above-one-makes-the-batch-1-roofline-illegally-tight",
         _explain_per_user,
         lambda ctx: _per_user_mismatch(ctx) is not None,
+        field="value",
+        title="A per-user and an aggregate record of the same run disagree",
+        help="The aggregate should be per-user x B within 2%.",
     ),
     Trap(
         "hardware-part-variant",
         "bench-greenbench-apple-set-exceeds-its-own-part-roof",
         _explain_variant,
         lambda ctx: ctx.inputs.variant is not None,
+        field="accelerator_ids",
+        title="The part is ambiguous, or the text names another device or bandwidth",
+        help="The larger bandwidth is used unless pinned; the percent under the other is shown.",
     ),
     Trap(
         "sparse-peak",
@@ -176,6 +201,9 @@ TRAPS: tuple[Trap, ...] = (
             "a dense rate and is never used as one"
         ),
         lambda ctx: ctx.inputs.sparse_only_precision is not None,
+        field="accelerator_ids",
+        title="Only a sparse FLOPS row exists at the compute precision",
+        help="Sparse peaks are not dense peaks; the compute roof is not taken from them.",
     ),
     Trap(
         "speculative-decoding",
@@ -186,6 +214,9 @@ TRAPS: tuple[Trap, ...] = (
             "step, and is not applied where that is not stated"
         ),
         lambda ctx: ctx.inputs.speculative is not None,
+        field="methodology",
+        title="Speculative decoding: more than one token per weight read",
+        help="The memory roof is multiplied by the accepted tokens per step when stated.",
     ),
 )
 
@@ -194,6 +225,9 @@ NOT_A_TOKEN_RATE = Trap(
     "bench-tflops-filed-as-tps-aggregate-survives-the-tok-s-filter",
     lambda ctx: "the metric is a token rate but the unit is not: reported, not checked",
     lambda ctx: False,  # decided from the unit before resolution, see check.py
+    field="unit",
+    title="A token-rate metric whose unit is not a token rate",
+    help="Reported, not checked: fix the metric or the unit.",
 )
 
 BY_ID: Mapping[str, Trap] = {t.id: t for t in (*TRAPS, NOT_A_TOKEN_RATE)}

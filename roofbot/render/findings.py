@@ -12,6 +12,7 @@ from typing import Literal
 
 from roofbot.core.fix import fix_for
 from roofbot.core.results import RecordResult, Report, Verdict
+from roofbot.core.traps import BY_ID
 
 Level = Literal["error", "warning", "note"]
 Read = Callable[[str], bytes | None]
@@ -192,7 +193,7 @@ def record_findings(r: RecordResult, raw: bytes | None, fails: bool) -> list[Fin
         out.append(f)
     text = raw.decode("utf-8", "replace") if raw is not None else ""
     for trap, why in r.trap_notes:
-        field = _TRAP_FIELDS.get(trap, "value")
+        field = BY_ID[trap].field if trap in BY_ID else "value"
         line = line_of(text, field) or 1
         out.append(Finding(trap, "note", r.id, r.path, why, None, line, trap=True))
     return out
@@ -233,20 +234,6 @@ def findings(report: Report, read: Read, config_text: str | None = None) -> list
             )
         )
     return out
-
-
-#: The record field each trap is about, for its line.
-_TRAP_FIELDS = {
-    "batch-1-roof-on-aggregate": "methodology",
-    "unknown-batch-is-not-batch-1": "methodology",
-    "moe-total-vs-active": "model",
-    "bandwidth-derived-figure": "value",
-    "per-user-vs-aggregate": "value",
-    "hardware-part-variant": "accelerator_ids",
-    "sparse-peak": "accelerator_ids",
-    "speculative-decoding": "methodology",
-    "not-a-token-rate": "unit",
-}
 
 
 def by_record(items: Iterable[Finding]) -> dict[str, list[Finding]]:
