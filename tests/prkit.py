@@ -209,6 +209,8 @@ def run_roofbot(
         "INPUT_PLOT": "false",  # charts cost a matplotlib import a run; test_pr turns them on
         **env_extra,
     }
+    if "ROOFBOT_PR_PYTHON" not in os.environ:  # this checkout's roofbot, not an install's
+        env["PYTHONPATH"] = str(ROOT)
     entry = ["-m", "roofbot"]
     if audit is not None:
         entry = [str(Path(__file__).resolve().parent / "hostile" / "audited.py")]
