@@ -86,7 +86,7 @@ def did_you_mean(name: str, ids: Iterable[str]) -> str:
     """ " (did you mean a or b?)" from the closest of `ids`, or ""."""
     import difflib
 
-    close = difflib.get_close_matches(name, list(ids), n=3, cutoff=0.6)
+    close = difflib.get_close_matches(name, [i for i in ids if i != name], n=3, cutoff=0.6)
     if not close:
         return ""
     return " (did you mean " + " or ".join(close) + "?)"

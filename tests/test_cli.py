@@ -153,6 +153,30 @@ def test_an_unknown_id_gets_did_you_mean() -> None:
     assert missing.returncode == 2 and "no such file" in missing.stderr
 
 
+def test_an_id_resolves_under_any_records_glob_and_is_never_its_own_suggestion(
+    tmp_path: Path,
+) -> None:
+    repo = tmp_path / "repo"
+    shutil.copytree(FIXTURES, repo, ignore=shutil.ignore_patterns("broken"))
+    nested = repo / "data" / "benchmarks" / "2026"
+    nested.mkdir()
+    rid = "mpt7b-a100-bs64-per-user-decode-tps"
+    (repo / "data" / "benchmarks" / f"{rid}.json").rename(nested / f"{rid}.json")
+    config = (repo / ".roofbot.yml").read_text("utf-8")
+    (repo / ".roofbot.yml").write_text(
+        config.replace('records: ["data/benchmarks/*.json"]', 'records: ["data/**/*.json"]'),
+        "utf-8",
+    )
+    out = roofbot("explain", "--repo", str(repo), rid)
+    assert out.returncode == 0, out.stderr
+    assert f"data/benchmarks/2026/{rid}.json" in out.stdout
+    typo = rid[:-1]
+    missing = roofbot("check", "--repo", str(repo), typo)
+    assert missing.returncode == 2
+    suggested = missing.stderr.split("did you mean ", 1)[1].split("?)", 1)[0].split(" or ")
+    assert suggested[0] == rid and typo not in suggested
+
+
 def test_a_config_error_cannot_write_a_workflow_command(tmp_path: Path) -> None:
     """A pull request's `.roofbot.yml` whose keys and values hold line breaks and `::`
     commands: the CLI's error names them on one line, so no line of its output starts with

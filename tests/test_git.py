@@ -243,6 +243,32 @@ def test_record_globs_never_cross_a_folder() -> None:
     assert "over the 2 MiB limit" in too_big("r.json", 50 << 20, 2 << 20)
 
 
+def test_a_double_star_segment_matches_any_depth_as_git_and_pathlib_do(
+    pull: tuple[Path, str, str], tmp_path: Path
+) -> None:
+    from roofbot.adapters.git_tree import GitTree
+    from roofbot.adapters.tree import FolderTree
+    from roofbot.core.changes import path_matches
+
+    assert path_matches("data/benchmarks/x.json", "data/**/*.json")
+    assert path_matches("data/benchmarks/sub/deeper/x.json", "data/**/*.json")
+    assert path_matches("data/x.json", "data/**/*.json")  # `**` is zero folders too
+    assert path_matches("data/benchmarks/x.json", "**/x.json")
+    assert not path_matches("other/x.json", "data/**/*.json")
+    assert not path_matches("data/benchmarks/x.yml", "data/**/*.json")
+    repo, _base, head = pull
+    (tmp_path / "a" / "b" / "c").mkdir(parents=True)
+    for name in ("a/top.json", "a/b/mid.json", "a/b/c/low.json", "a/b/c/not.txt"):
+        (tmp_path / name).write_text("{}", "utf-8")
+    want = ["a/b/c/low.json", "a/b/mid.json", "a/top.json"]
+    assert FolderTree(tmp_path).glob("a/**/*.json") == want
+    assert FolderTree(tmp_path).glob("a/**") == [*want[:1], "a/b/c/not.txt", *want[1:]]
+    with GitTree(repo, head) as tree:
+        found = tree.glob("data/**/*.json")
+    assert f"{B}/mpt7b-a100-bs1-per-user-decode-tps.json" in found
+    assert any(p.startswith("data/accelerators/") for p in found)
+
+
 def test_prefetched_paths_are_answered_without_git(pull: tuple[Path, str, str]) -> None:
     """`prefetch` looks up many paths in one `git ls-tree` (a PR's calibration set): after
     it, `exists` answers them from memory, as a tree without it answers them from git."""

@@ -143,7 +143,7 @@ class GitTree:
     def glob(self, pattern: str) -> list[str]:
         pattern = safe_relpath(pattern)
         folder, name = posixpath.split(pattern)
-        if any(c in folder for c in "*?["):
+        if any(c in folder for c in "*?[") or "**" in pattern:
             return sorted(p for p in self._everything() if path_matches(p, pattern))
         return sorted(
             p for p in self._folder(folder) if fnmatch.fnmatchcase(posixpath.basename(p), name)

@@ -161,8 +161,18 @@ class Repository:
         prefetch(list(dict.fromkeys(p for rid in named for p in self.candidate_paths(rid))))
 
     def paths_for_id(self, rid: str) -> Iterator[str]:
-        """The existing files that would hold the record `rid`."""
-        return (p for p in self.candidate_paths(rid) if self.tree.exists(p))
+        """The existing files that would hold the record `rid`: its name under each records
+        pattern, then, where a pattern's folder is itself a glob ("data/**/*.json"), every
+        record file of that name the pattern matches."""
+        seen = set()
+        for p in self.candidate_paths(rid):
+            if self.tree.exists(p):
+                seen.add(p)
+                yield p
+        if rid and any(c in posixpath.dirname(g) for g in self.config.records for c in "*?["):
+            for p in self.record_paths():
+                if p not in seen and posixpath.splitext(posixpath.basename(p))[0] == rid:
+                    yield p
 
     def path_for_id(self, rid: str) -> str | None:
         return next(self.paths_for_id(rid), None)

@@ -79,7 +79,7 @@ class FolderTree:
         pattern = safe_relpath(pattern)
         folder = PurePosixPath(pattern).parent
         base = self.root / folder
-        if "*" in folder.as_posix() or "?" in folder.as_posix() or "[" in folder.as_posix():
+        if any(c in folder.as_posix() for c in "*?[") or "**" in pattern:
             return self._walk_glob(pattern)
         try:
             with os.scandir(base) as it:

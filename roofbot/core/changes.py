@@ -32,8 +32,11 @@ class FileChange:
 class InstrumentChange:
     """One pin or calibration entry of `.roofbot.yml` that differs between base and head."""
 
-    kind: Literal["pin", "calibration", "tolerance"]
-    key: str  # "record-id: input" for a pin, "record-id: check" for a calibration entry
+    kind: Literal["pin", "calibration", "tolerance", "setting", "schema"]
+    # "record-id: input" for a pin, "record-id: check" for a calibration entry ("record-id:
+    # record" where the PR deletes or moves the record itself), the key for any other setting
+    # ("fail_on", "catalogue.models"), the file's path for a schema
+    key: str
     before: str | None  # None: added
     after: str | None  # None: removed
 
@@ -54,11 +57,21 @@ class Changes:
 
 
 def path_matches(path: str, pattern: str) -> bool:
-    """Glob matching by path segment: `*` never crosses a `/`, so "data/benchmarks/*.json"
-    names the records of that folder and not those of a subfolder (as the tree listings do)."""
-    parts, pats = path.split("/"), pattern.split("/")
-    return len(parts) == len(pats) and all(
-        fnmatch.fnmatchcase(a, b) for a, b in zip(parts, pats, strict=True)
+    """Glob matching by path segment, as git and pathlib match: `*` never crosses a `/`, so
+    "data/benchmarks/*.json" names the records of that folder and not those of a subfolder,
+    and a `**` segment stands for any number of folders, none included ("data/**/*.json")."""
+    return _segments_match(tuple(path.split("/")), tuple(pattern.split("/")))
+
+
+def _segments_match(parts: tuple[str, ...], pats: tuple[str, ...]) -> bool:
+    if not pats:
+        return not parts
+    if pats[0] == "**":
+        return any(_segments_match(parts[i:], pats[1:]) for i in range(len(parts) + 1))
+    return (
+        bool(parts)
+        and fnmatch.fnmatchcase(parts[0], pats[0])
+        and (_segments_match(parts[1:], pats[1:]))
     )
 
 
