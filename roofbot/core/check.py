@@ -9,6 +9,7 @@ from typing import Any
 from roofbot.core import roofline
 from roofbot.core.catalogue import Catalogue
 from roofbot.core.config import Config
+from roofbot.core.inputs import unit_names_other_quantity
 from roofbot.core.reader.reading import read_record
 from roofbot.core.reader.rule import Kind
 from roofbot.core.resolve import TOKEN_RATE_METRICS, Inputs, resolve, unit_is_token_rate
@@ -102,6 +103,12 @@ def check_record(
         return RecordResult(rid, path, Verdict.SKIPPED, **base, value=value, messages=(Message(
             "info", f"value 0 stands for no figure ({no_figure[0].source}): nothing to check",
             "value"),))  # fmt: skip
+    if not unit_is_token_rate(unit) and not unit_names_other_quantity(unit):
+        said = "null" if record.get("unit") is None else repr(unit[:80])
+        return RecordResult(rid, path, Verdict.ERROR, **base, value=value, messages=(Message(
+            "error", f"metric {metric} is a token rate, but unit {said} names no rate roofbot "
+            "recognises: write it as tok/s, tokens/s or t/s (or the quantity it really is, "
+            "such as TFLOPS or ms)", "unit"),))  # fmt: skip
     if not unit_is_token_rate(unit):
         return RecordResult(
             rid, path, Verdict.SKIPPED, **base, value=value, traps=(NOT_A_TOKEN_RATE.id,),

@@ -26,6 +26,20 @@ _NOT_TOKEN_UNIT = re.compile(
 )
 
 
+_OTHER_QUANTITY = re.compile(
+    r"\b[TPGM]?FLOPS\b|\bTOPS\b|^\s*x\b|\bspeedup\b|\bratio\b|\bmultiple\b|\bJ(?:oules?)?\b"
+    r"|\bms\b|\bmilliseconds?\b|\bseconds?\b|\bwatts?\b|\bW\b|%|\bpercent\b|\bTPOT\b|\bTTFT\b",
+    re.IGNORECASE,
+)
+
+
+def unit_names_other_quantity(unit: str) -> bool:
+    """The unit is recognisably something other than a token rate (TFLOPS, ms, J/token, W, a
+    ratio or multiple): such a record is reported and skipped. A unit that is empty or names
+    nothing roofbot knows ("tk/s") is neither: a token-rate record with it is an error."""
+    return not unit_is_token_rate(unit) and _OTHER_QUANTITY.search(unit) is not None
+
+
 def unit_is_token_rate(unit: str) -> bool:
     """The unit's leading quantity is a token rate ("output tokens/s; ENERGY: 0.09 J/token"
     is; "TFLOPS FP16", "x MULTIPLE of the true tok/s" and "ms per output token" are not)."""
