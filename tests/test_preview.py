@@ -52,7 +52,7 @@ def test_preview_of_a_branch_that_changes_nothing_succeeds(tmp_path: Path) -> No
     pull = make_pull(tmp_path, {"README.md": "docs only\n"})
     out = roofbot("preview", "--head", "pr", cwd=pull.repo)
     assert out.returncode == 0, out.stderr
-    assert "nothing to check" in out.stdout
+    assert "No benchmark record to check" in out.stdout
     assert "roofcheck: success: no benchmark record or catalogue change" in out.stderr
 
 

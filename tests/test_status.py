@@ -70,9 +70,13 @@ def test_a_second_pr_into_a_laxer_base_can_not_turn_the_first_green(
     b_event = _event(pull, gh, "lax", lax)
     b_event["number"] = b_event["pull_request"]["number"] = PR + 1
     b = run_roofbot(tmp_path, pull.repo, gh, "pull_request_target", b_event)
-    assert b.code == 0, b.stdout  # the lax base's policy lets the violation through
-    # one status per base: PR-B's success never satisfies the check main requires
-    assert _latest(gh, pull.head) == {"roofcheck/main": "failure", "roofcheck/lax": "success"}
+    # against the lax base the head puts `fail_on` back to [violation, error]: an edit of the
+    # configuration, held for a maintainer whatever it does
+    assert b.code == 1, b.stdout
+    assert "maintainer must approve" in gh.statuses[pull.head][-1]["description"]
+    # one status per base: PR-B's result never stands for the check main requires
+    assert _latest(gh, pull.head) == {"roofcheck/main": "failure", "roofcheck/lax": "failure"}
+    assert [s["context"] for s in gh.statuses[pull.head]].count("roofcheck/main") == 2
 
 
 def test_a_retargeted_pr_is_checked_again_for_its_new_base(tmp_path: Path, gh: FakeGitHub) -> None:
@@ -80,13 +84,14 @@ def test_a_retargeted_pr_is_checked_again_for_its_new_base(tmp_path: Path, gh: F
     lax = _lax_branch(pull)
     gh.add_pull(PR, head_sha=pull.head, base_sha=lax, base_ref="lax")
     run_roofbot(tmp_path, pull.repo, gh, "pull_request_target", _event(pull, gh, "lax", lax))
-    assert _latest(gh, pull.head) == {"roofcheck/lax": "success"}
+    assert _latest(gh, pull.head) == {"roofcheck/lax": "failure"}  # held: it edits fail_on
     # retargeted to main: `edited` with changes.base
     edited = _event(pull, gh, "main", pull.base, action="edited")
     edited["changes"] = {"base": {"ref": {"from": "lax"}, "sha": {"from": lax}}}
     run = run_roofbot(tmp_path, pull.repo, gh, "pull_request_target", edited)
     assert run.code == 1, run.stdout
-    assert _latest(gh, pull.head) == {"roofcheck/lax": "success", "roofcheck/main": "failure"}
+    assert _latest(gh, pull.head) == {"roofcheck/lax": "failure", "roofcheck/main": "failure"}
+    assert "1 violation" in gh.statuses[pull.head][-1]["description"]
     # an edit of the title alone changes nothing roofbot checks
     gh.clear_requests()
     title = _event(pull, gh, "main", pull.base, action="edited")

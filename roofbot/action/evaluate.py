@@ -4,6 +4,7 @@ comparison, rendered to a comment, a summary and annotations. Posts nothing."""
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,8 +28,10 @@ from roofbot.action.plan import Plan, plan_run
 from roofbot.action.policy import merge_config
 from roofbot.action.settings import COMMENT_BUDGET, SUMMARY_BUDGET, SUMMARY_BYTES, Settings
 from roofbot.adapters import actions as A
+from roofbot.adapters.jsonfile import MAX_BYTES
 from roofbot.adapters.repo import Repository
 from roofbot.adapters.schemas import Schemas
+from roofbot.adapters.tree import Tree, read_or_none
 from roofbot.catalogue_check import with_catalogue_errors
 from roofbot.core.changes import Changes
 from roofbot.core.compare import Comparison
@@ -40,7 +43,6 @@ from roofbot.links import gotcha_paths
 from roofbot.render import json_report
 from roofbot.render.github import annotations_for
 from roofbot.render.markdown import render_report
-from roofbot.render.markdown.context import MARKER
 
 
 @dataclass(frozen=True)
@@ -57,28 +59,25 @@ class Outcome:
     comparison: Comparison | None = None  # before and after
     # the comment and the job summary again, with what the review could not post
     rerender: Callable[[Mapping[str, Any]], tuple[str, str]] | None = None
+    # the PR changes nothing roofbot reads: no new comment (an earlier one is brought up to date)
+    quiet: bool = False
 
 
 def describe(report: Report | None, changes: Changes) -> str:
-    if report is None or not report.records:
-        if changes.instrument:
-            cal = (
-                "calibration not run"
-                if report is None or not report.calibration.ran
-                else "calibration ok"
-                if report.calibration.ok
-                else "calibration broken"
-            )
-            return f"no benchmark record changed; the instrument did ({cal})"[:139]
-        return "no benchmark record or catalogue change to check"
-    parts = [f"{report.count(v)} {v.value}" for v in Verdict if report.count(v)]
     cal = (
         "calibration not run"
-        if not report.calibration.ran
+        if report is None or not report.calibration.ran
         else "calibration ok"
         if report.calibration.ok
         else "calibration BROKEN"
     )
+    if report is None or not report.records:
+        if changes.instrument:
+            return f"no benchmark record changed; the instrument did ({cal})"[:139]
+        if changes.files:
+            return f"no benchmark record to check; {cal}"
+        return f"no benchmark record or catalogue change to check; {cal}"
+    parts = [f"{report.count(v)} {v.value}" for v in Verdict if report.count(v)]
     text = f"{len(report.records)} checked: {', '.join(parts)}; {cal}"
     return clip(text, 139)
 
@@ -92,28 +91,23 @@ def evaluate(
     PR's, the outcome is held until `approval_lookup` (called only then) finds an approval of
     this head."""
     plan = plan_run(s, inputs)
-    if plan.empty:
-        text = (
-            f"{MARKER}\n### ✅ roofcheck: nothing to check\n\n"
-            "This pull request changes no benchmark record, catalogue record or roofbot pin.\n"
-        )
-        return Outcome(None, plan.changes, "success", describe(None, plan.changes), text, text, (),
-                       "{}\n")  # fmt: skip
-    report = _check(s, inputs, plan)
+    report = _check(s, inputs, plan)  # the calibration runs on every run, whatever changed
     under_base: list[Report] = []  # the check-twice's results, reused by before and after
     review = review_instrument(s, inputs, plan, report, under_base)
     ok = report.ok and plan.config_problem is None
     approval = _approval(s, review, ok, approval_lookup)
-    held = review if review is not None and review.held and ok and approval is None else None
+    held = review if review is not None and review.holds and ok and approval is None else None
     links = gotcha_paths(plan.config, plan.repo.catalogue())
     report, chart = _with_chart(report, plan.config, s.plot_dir)
     comparison = _before_after(s, inputs, plan, report, under_base)
+    state: Literal["success", "failure"] = "success" if ok and held is None else "failure"
     common = _context(s, plan.changes, comparison, chart, review, approval)
+    common["extra"].update(ok=state == "success", headline=_headline(s, plan, report, held))
     comment, summary, rerender = _rendered(s, report, links, common, approval)
     return Outcome(
         report,
         plan.changes,
-        "success" if ok and held is None else "failure",
+        state,
         _description(s, plan, report, held, approval),
         comment,
         summary,
@@ -122,7 +116,19 @@ def evaluate(
         chart,
         comparison,
         rerender,
+        quiet=plan.quiet and state == "success",
     )
+
+
+def _headline(s: Settings, plan: Plan, report: Report, held: Review | None) -> str | None:
+    """What the comment's first line says where the status fails for a reason other than a
+    record's verdict (None: the template's own words, from the verdicts): it always agrees
+    with the status, and a broken configuration is the first thing said."""
+    if plan.config_problem:
+        return f"the PR's {s.config_path} is invalid: {plan.config_problem}"
+    if report.ok and held is not None:
+        return held.description()
+    return None
 
 
 def _check(s: Settings, inputs: Gathered, plan: Plan) -> Report:
@@ -131,12 +137,34 @@ def _check(s: Settings, inputs: Gathered, plan: Plan) -> Report:
     plan.repo.prefetch_checks(plan.paths, [c.id for c in plan.config.calibration])
     report = run_check(plan.repo, plan.paths, calibration=True)
     report = with_catalogue_errors(report, plan.repo, plan.invalid)
+    if not s.sweep:
+        renames = {f.path: f.old_path or f.path for f in plan.relevant}
+        report = instr.deprecation_from_base(
+            report, _base_statuses(inputs.base_tree, plan.records, renames), plan.records
+        )
     extra = [Message("warning", n) for n in inputs.notes]
     if plan.config_problem:
         extra.append(Message("error", f"the PR's {s.config_path}: {plan.config_problem}"))
     if extra:
         report = dataclasses.replace(report, messages=(*report.messages, *extra))
     return report
+
+
+def _base_statuses(
+    base: Tree | None, paths: list[str], renames: Mapping[str, str]
+) -> dict[str, str | None]:
+    """Each changed record's `status` on the base (None where the base has no such record, or
+    no base tree was read: then no `deprecated` of the PR's counts)."""
+    out: dict[str, str | None] = {}
+    for path in paths:
+        raw = None if base is None else read_or_none(base, renames.get(path, path), MAX_BYTES)
+        try:
+            data = json.loads(raw) if raw is not None else None
+        except (ValueError, RecursionError):
+            data = None
+        status = data.get("status") if isinstance(data, dict) else None
+        out[path] = status if isinstance(status, str) else None
+    return out
 
 
 def _approval(
@@ -146,7 +174,7 @@ def _approval(
     lookup: Callable[[], Approval | None] | None,
 ) -> Approval | None:
     """The approval of this head, looked up only where a passing run is held."""
-    if review is None or not review.held or not ok:
+    if review is None or not review.holds or not ok:
         return None
     return valid_for(s.approval or (lookup() if lookup else None),
                      s.event.approval_sha or s.event.head_sha)  # fmt: skip

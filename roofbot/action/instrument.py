@@ -28,7 +28,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from roofbot.adapters.tree import Tree
 from roofbot.core.changes import FileChange, InstrumentChange, matches_any
 from roofbot.core.config import Config
-from roofbot.core.results import Verdict
+from roofbot.core.results import Message, Report, Verdict
 
 
 def stem(path: str) -> str:
@@ -48,20 +48,27 @@ def run_config(
     base: Config, head: Config, added_ids: frozenset[str], fail_on: frozenset[Verdict] | None
 ) -> Config:
     """The configuration the PR is judged with: the base's, plus the PR's pins on the records it
-    adds. The action's `fail-on` input overrides `fail_on`."""
+    adds, with records looked for under the base's globs and the PR's alike (a PR that moves
+    its records to a folder only its own globs name is checked there all the same). The
+    action's `fail-on` input overrides `fail_on`."""
     pins = dict(base.pins)
     for rid, values in head.pins.items():
         if rid in added_ids and rid not in base.pins:
             pins[rid] = values
     return dataclasses.replace(
-        base, pins=pins, fail_on=fail_on if fail_on is not None else base.fail_on
+        base,
+        records=tuple(dict.fromkeys((*base.records, *head.records))),
+        pins=pins,
+        fail_on=fail_on if fail_on is not None else base.fail_on,
     )
 
 
 def not_applied(
     changes: Sequence[InstrumentChange], added_ids: frozenset[str], base: Config
 ) -> list[InstrumentChange]:
-    """The PR's instrument changes that the run does not use (they come from the base)."""
+    """The PR's instrument changes that the run does not use (they come from the base; the
+    records globs are used as the union of both). Each holds the status until a maintainer
+    approves the head: only a pin on a record the PR adds is the PR's own to set."""
     out = []
     for c in changes:
         rid = c.key.split(": ")[0]
@@ -74,6 +81,26 @@ def not_applied(
 def pr_pinned_ids(run: Config, base: Config) -> frozenset[str]:
     """Records whose pins come from the PR (records it adds)."""
     return frozenset(rid for rid in run.pins if rid not in base.pins)
+
+
+def deprecation_from_base(
+    report: Report, base_status: Mapping[str, str | None], changed: Iterable[str]
+) -> Report:
+    """The report with `status: deprecated` counted only where the base's version of the
+    record says it (`base_status`: a changed record's path -> its status on the base, None
+    where the base has no such record). A PR can't move its own record out of the verdicts
+    that fail the run by calling it deprecated."""
+    changed = set(changed)
+    out = []
+    for r in report.records:
+        if r.path in changed and r.deprecated and base_status.get(r.path) != "deprecated":
+            note = Message("warning", "says status deprecated, but the base branch's version "
+                           "does not: it is judged as any other record until that is merged",
+                           "status")  # fmt: skip
+            r = dataclasses.replace(r, status=base_status.get(r.path),
+                                    messages=(*r.messages, note))  # fmt: skip
+        out.append(r)
+    return dataclasses.replace(report, records=tuple(out))
 
 
 # ------------------------------------------------------------------ the base's catalogue

@@ -21,6 +21,7 @@ from roofbot.core.config import Config
 from roofbot.core.results import RecordResult, Report, fails
 
 HELD = "changes the instrument: a maintainer must approve"
+HELD_EDIT = "edits roofbot's configuration, schemas or calibration: a maintainer must approve"
 REFERABLE_KINDS = ("accelerators", "models", "quantization")
 MAX_FIELD_CHANGES = 60  # catalogue fields listed old -> new, at most
 
@@ -73,12 +74,21 @@ class Review:
     def held(self) -> tuple[Move, ...]:
         return tuple(m for m in self.moves if m.held)
 
+    @property
+    def holds(self) -> bool:
+        """Whether the status waits for a maintainer: a record passes only under the PR's
+        instrument, or the PR edits the instrument itself (a setting, a schema, a pin of a
+        record on the base, the calibration set or one of its records)."""
+        return bool(self.held or self.not_applied)
+
     def description(self) -> str:
         """The status description while held (a new part is named)."""
-        if self.new_parts:
+        if self.new_parts and self.held:
             names = ", ".join(p.id for p in self.new_parts)
             return f"rests on a new catalogue record ({names}): a maintainer must approve"
-        return HELD
+        if self.held:
+            return HELD
+        return HELD_EDIT
 
 
 def catalogue_changes(files: Iterable[FileChange], cfg: Config) -> list[FileChange]:
@@ -202,6 +212,7 @@ def view(review: Review, approval: Any) -> dict[str, Any]:
     """The review as the template reads it (`instrument` in comment.md.j2)."""
     return {
         "held": [dataclasses.asdict(m) for m in review.held],
+        "holds": review.holds,
         "approval": None if approval is None else {"sha": approval.sha, "by": approval.by},
         "not_applied": [dataclasses.asdict(c) for c in review.not_applied],
         "pr_pins": list(review.pr_pins),

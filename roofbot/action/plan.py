@@ -11,7 +11,7 @@ from typing import Literal
 
 from roofbot.action import instrument as instr
 from roofbot.action.gather import Gathered, is_relevant
-from roofbot.action.policy import instrument_changes, paths_to_check
+from roofbot.action.policy import file_changes, instrument_changes, paths_to_check
 from roofbot.action.settings import Settings
 from roofbot.adapters.repo import Repository, load_config_text
 from roofbot.adapters.schemas import Schemas
@@ -45,9 +45,11 @@ class Plan:
         return self.records + self.deps
 
     @property
-    def empty(self) -> bool:
-        """Nothing to check and nothing to say: no record, pin, catalogue or config problem."""
-        return not (self.records or self.deps or self.instrument or self.invalid) and (
+    def quiet(self) -> bool:
+        """The PR changes nothing roofbot reads (no record, catalogue file, configuration or
+        schema) and its configuration is sound: the run still calibrates and sets the status,
+        but says nothing new on the pull request."""
+        return not (self.relevant or self.instrument or self.records or self.deps) and (
             self.config_problem is None
         )
 
@@ -70,7 +72,7 @@ def plan_run(s: Settings, inputs: Gathered) -> Plan:
     base_cfg, head_cfg, config_problem = configs(inputs)
     added = instr.added_record_ids(inputs.files, base_cfg)
     config = instr.run_config(base_cfg, head_cfg, added, s.fail_on)
-    instrument = instrument_changes(base_cfg, head_cfg)
+    instrument = instrument_changes(base_cfg, head_cfg) + file_changes(inputs.files, base_cfg)
     repo = Repository(inputs.tree, config, Schemas(s.workspace / "schemas"))
     relevant = [
         f

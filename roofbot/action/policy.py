@@ -3,13 +3,18 @@ changes (catalogue or configuration) a maintainer must approve, and the paths to
 
 from __future__ import annotations
 
+import dataclasses
 import os
+from collections.abc import Iterable, Mapping
 
 from roofbot.action import instrument as instr
 from roofbot.adapters.repo import Repository, dependents
 from roofbot.core.changes import FileChange, InstrumentChange, changed_references, matches_any
 from roofbot.core.config import Config
 from roofbot.core.results import Verdict
+
+SCHEMAS = "schemas"
+"""The folder of the repository's JSON Schemas, from the repository's root."""
 
 
 def merge_config(base: Config, head: Config, fail_on: frozenset[Verdict] | None) -> Config:
@@ -18,8 +23,63 @@ def merge_config(base: Config, head: Config, fail_on: frozenset[Verdict] | None)
     return instr.run_config(base, head, frozenset(), fail_on)
 
 
-def instrument_changes(base: Config, head: Config) -> list[InstrumentChange]:
+_OWN_ROWS = frozenset({"pins", "calibration", "tolerance_pp"})
+"""The configuration's fields compared entry by entry below; every other field is a setting,
+compared whole, so a key added to Config is held without a line here."""
+
+
+def _shown(value: object) -> str:
+    """A setting's value as the comment's table shows it."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, frozenset | set):
+        return ", ".join(sorted(getattr(v, "value", str(v)) for v in value)) or "(none)"
+    if isinstance(value, tuple | list):
+        return ", ".join(str(v) for v in value) or "(none)"
+    if isinstance(value, Mapping):
+        return "; ".join(f"{k}: {_shown(v)}" for k, v in sorted(value.items())) or "(none)"
+    return str(value)
+
+
+def setting_changes(base: Config, head: Config) -> list[InstrumentChange]:
+    """Every key of `.roofbot.yml` besides pins and calibration that the PR changes: the
+    globs (the catalogue's kind by kind), `fail_on`, `deprecated_fail`, the trap links..."""
     out: list[InstrumentChange] = []
+    for f in dataclasses.fields(Config):
+        if f.name in _OWN_ROWS:
+            continue
+        b, h = getattr(base, f.name), getattr(head, f.name)
+        if f.name == "catalogue":
+            for kind in sorted(set(b) | set(h)):
+                bk, hk = b.get(kind), h.get(kind)
+                if bk != hk:
+                    out.append(InstrumentChange("setting", f"catalogue.{kind}",
+                                                None if bk is None else _shown(bk),
+                                                None if hk is None else _shown(hk)))  # fmt: skip
+        elif b != h:
+            out.append(InstrumentChange("setting", f.name, _shown(b), _shown(h)))
+    return out
+
+
+def file_changes(files: Iterable[FileChange], base: Config) -> list[InstrumentChange]:
+    """The PR's edits to the files that tell roofbot how to read: the repository's schemas, and
+    the calibration records themselves (deleted or moved away from where the base has them)."""
+    out: list[InstrumentChange] = []
+    calibrated = {c.id for c in base.calibration}
+    for f in files:
+        if any(p and p.startswith(SCHEMAS + "/") for p in (f.path, f.old_path)):
+            before = None if f.status == "added" else "the base's"
+            out.append(InstrumentChange("schema", f.path, before, f.status))
+        gone = f.old_path if f.status == "renamed" else f.path if f.status == "deleted" else None
+        rid = instr.stem(gone) if gone else None
+        if gone and rid in calibrated and matches_any(gone, base.records):
+            after = f.path if f.status == "renamed" else None
+            out.append(InstrumentChange("calibration", f"{rid}: record", gone, after))
+    return out
+
+
+def instrument_changes(base: Config, head: Config) -> list[InstrumentChange]:
+    out: list[InstrumentChange] = setting_changes(base, head)
     for rid in sorted(set(base.pins) | set(head.pins)):
         b, h = base.pins.get(rid, {}), head.pins.get(rid, {})
         for key in sorted(set(b) | set(h)):

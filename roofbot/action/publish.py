@@ -174,6 +174,14 @@ def post_comment(
     """Create or update the sticky comment. Never raises: whatever GitHub answers, the job
     summary and the annotations already hold the report, and the status follows."""
 
+    if outcome.quiet:  # nothing roofbot reads changed: only an earlier comment is updated
+        try:
+            if client.find_sticky_comment(s.event.number, MARKER) is None:
+                A.log(out, "no file roofbot reads changed: no comment posted")
+                return
+        except GitHubError as e:
+            A.log(out, f"could not look for an earlier comment: {e}; {FALLBACK}")
+            return
     body = outcome.comment
     shortened = False
     retried = 0  # across the shorter comment too: COMMENT_RETRIES in all
