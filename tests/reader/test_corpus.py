@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from roofbot.adapters.repo import Repository
 from tests.conftest import REAL
 from tests.reader.accuracy import INPUTS
 
@@ -149,3 +150,22 @@ def test_every_catalogue_reference_exists_in_the_users_catalogue(schema: Any) ->
             part = item["label"]["inputs"]["part"]
             for value in (part["value"], *part.get("also_accept", ())):
                 assert value is None or value in parts, f"{where}: label part {value}"
+
+
+def test_the_accuracy_prints_three_figures_and_reads_every_corpus_record(
+    real_repo: Repository, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No floor yet: the figures are printed (`-s`), and every corpus record is read as a
+    record of the users' repository (none is an `error`), so each label is scored."""
+    from tests.reader.accuracy import corpus_items, figures, report_lines
+
+    scored = figures(real_repo)
+    lines = report_lines(scored)
+    with capsys.disabled():
+        print("\n" + "\n".join(lines))
+    assert len(lines) == 3 and "the figure that counts" in lines[2]
+    for half in ("dev", "test"):
+        assert len(scored[half]) == len(corpus_items(half))
+        errors = [s.id for s in scored[half] if s.verdict and s.verdict[1] == "error"]
+        assert not errors, f"{half} records read as errors: {errors}"
+    assert len(scored["users"]) == 87
