@@ -1,20 +1,30 @@
-"""Scoring the reader against the expert labels in `labels/`: for each labelled record, which
-inputs, traps and verdict roofbot reads as the expert did.
+"""Scoring the reader against expert labels: for each labelled record, which inputs, traps and
+verdict roofbot reads as the expert did. Three sets are scored: the users' corpus (`labels/`,
+the token-rate records of the records repository), and the two halves of the corpus of public
+statements (`corpus/dev/`, `corpus/test/`), whose records are checked against the users'
+catalogue.
 
-Run as `python -m tests.reader.accuracy [RECORDS_REPO]` for the table of every miss."""
+Run as `python -m tests.reader.accuracy [RECORDS_REPO] [--misses]`: three figures, the test
+half's the one that counts; `--misses` lists every miss first."""
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from roofbot.core.results import RecordResult
 
+if TYPE_CHECKING:
+    from roofbot.adapters.repo import Repository
+
 LABELS = Path(__file__).resolve().parent / "labels"
+CORPUS = Path(__file__).resolve().parent / "corpus"
+HALVES = ("dev", "test")
 DISAGREEMENTS = Path(__file__).resolve().parent / "disagreements.json"
 INPUTS = (
     "rate", "part", "count", "parallelism", "bandwidth_gbps", "compute_precision", "batch",
@@ -135,17 +145,59 @@ def summary(scores: Iterable[Score]) -> str:
     )
 
 
-def main(argv: list[str]) -> int:
-    from roofbot.adapters.repo import Repository
+def figure(scores: Iterable[Score]) -> str:
+    """Records fully right and inputs right, as "N of M"."""
+    scores = list(scores)
+    inputs = len(INPUTS) * len(scores)
+    wrong = sum(len(s.wrong) for s in scores)
+    return (
+        f"{sum(s.right for s in scores)} of {len(scores)} records fully right, "
+        f"{inputs - wrong} of {inputs} inputs right"
+    )
+
+
+def corpus_items(half: str) -> list[dict[str, Any]]:
+    """Every item (source, record, label) of one half of the corpus, in file order."""
+    return [
+        item
+        for path in sorted((CORPUS / half).glob("*.json"))
+        for item in json.loads(path.read_text(encoding="utf-8"))
+    ]
+
+
+def records_repo(argv: list[str]) -> Path:
+    """The users' records repository: the argument, ROOFBOT_RECORDS_REPO, or the copy beside
+    the checkout."""
+    if argv:
+        return Path(argv[0])
+    env = os.environ.get("ROOFBOT_RECORDS_REPO")
+    return Path(env) if env else Path(__file__).resolve().parents[3] / "shared" / "records-repo"
+
+
+def score_users_corpus(repo: Repository) -> list[Score]:
     from roofbot.engine import run_check
 
-    repo = (
-        Path(argv[0]) if argv else Path(__file__).resolve().parents[3] / "shared" / "records-repo"
-    )
-    report = run_check(Repository.open(repo), calibration=False)
+    report = run_check(repo, calibration=False)
     by_id = {r.id: r for r in report.records}
-    scores = [score(lab, by_id[lab["id"]]) for lab in labels() if lab["id"] in by_id]
-    known = disagreements()
+    return [score(lab, by_id[lab["id"]]) for lab in labels() if lab["id"] in by_id]
+
+
+def score_half(repo: Repository, half: str) -> list[Score]:
+    """Each item's record read and checked as if it were a file of the users' repository
+    (schema, catalogue, config), then scored against its label."""
+    from roofbot.engine import check_bytes
+
+    catalogue = repo.catalogue()
+    out = []
+    for item in corpus_items(half):
+        record = item["record"]
+        raw = json.dumps(record).encode()
+        path = f"data/benchmarks/{record['id']}.json"
+        out.append(score(item["label"], check_bytes(repo, catalogue, path, raw, lambda _id: None)))
+    return out
+
+
+def print_misses(scores: Iterable[Score], known: Mapping[str, Any]) -> None:
     for s in scores:
         if not s.right:
             tag = (
@@ -158,7 +210,36 @@ def main(argv: list[str]) -> int:
                 print(f"    traps missed: {', '.join(s.missed_traps)}")
             if s.verdict:
                 print(f"    verdict: expert {'/'.join(s.verdict[0])}, roofbot {s.verdict[1]}")
-    print(summary(scores))
+
+
+def figures(repo: Repository) -> dict[str, list[Score]]:
+    """The three scored sets: "users", "dev" (empty where the half is absent) and "test"."""
+    return {"users": score_users_corpus(repo), **{h: score_half(repo, h) for h in HALVES}}
+
+
+def report_lines(scored: Mapping[str, list[Score]]) -> list[str]:
+    known = disagreements()
+    explained = sum(not s.right and s.explained(known.get(s.id)) for s in scored["users"])
+    return [
+        f"users' corpus:     {figure(scored['users'])} "
+        f"({explained} of the misses written down in disagreements.json or open)",
+        f"development half:  {figure(scored['dev'])}",
+        f"test half:         {figure(scored['test'])}   <- the figure that counts",
+    ]
+
+
+def main(argv: list[str]) -> int:
+    from roofbot.adapters.repo import Repository
+
+    misses = "--misses" in argv
+    repo = Repository.open(records_repo([a for a in argv if a != "--misses"]))
+    scored = figures(repo)
+    if misses:
+        known = disagreements()
+        for name, scores in scored.items():
+            print(f"== {name}")
+            print_misses(scores, known if name == "users" else {})
+    print("\n".join(report_lines(scored)))
     return 0
 
 
