@@ -18,7 +18,21 @@ TOKEN_RATE_METRICS: Mapping[str, RateKind] = {
     "prefill_tok_s": RateKind.PREFILL,
 }
 
-_TOKEN_UNIT = re.compile(r"\btok(?:en)?s?\b|\bt/s\b|tok/s|tps\b", re.IGNORECASE)
+TOKEN_WORDS = (
+    "トークン",  # Japanese: "トークン/秒", "42 トークン/s"
+    "토큰",  # Korean: "토큰/초"
+    "токен",  # Russian: "токенов/с", "токен/сек"
+    "ток/с",  # Russian shorthand: "ток/с"
+    "т/с",  # Russian shorthand for "t/s": "18 т/с"
+    "词元",  # Chinese for token: "词元/秒"
+    "jetons",  # French: "jetons/s"
+)
+"""A token, as units in other languages write it: each is a token rate's unit (beside "tok/s",
+"tokens/s", "t/s" and "tps")."""
+_TOKEN_UNIT = re.compile(
+    r"\btok(?:en)?s?\b|\bt/s\b|tok/s|tps\b|" + "|".join(map(re.escape, TOKEN_WORDS)),
+    re.IGNORECASE,
+)
 _NOT_TOKEN_UNIT = re.compile(
     r"\b[TPG]FLOPS\b|\bTOPS\b|^\s*x\b|\bspeedup\b|\bratio\b|\bmultiple\b|\bJ/tok"
     r"|\bms\b\s*(?:/|per)\s*(?:output\s+)?tok|\bTPOT\b|\bseconds? per tok",

@@ -344,12 +344,37 @@ def test_only_the_affirmed_fact_about_this_run_is_read(
         ("TFLOPS FP16", False),
         ("output tokens/s; ENERGY: 0.09 J/token", True),
         ("tok/s (tg128)", True),
+        ("トークン/秒", True),
+        ("토큰/초", True),
+        ("токенов/с", True),
+        ("т/с", True),
+        ("词元/秒", True),
+        ("jetons/s", True),
     ],
 )
 def test_a_latency_filed_as_a_token_rate_is_not_one(unit: str, rate: bool) -> None:
     from roofbot.core.inputs import unit_is_token_rate
 
     assert unit_is_token_rate(unit) is rate
+
+
+@pytest.mark.parametrize(
+    ("unit", "other"),
+    [
+        ("TFLOPS FP16", True),
+        ("ms", True),
+        ("J/token", True),
+        ("x speedup", True),
+        ("W", True),
+        ("tok/s", False),  # a token rate: checked, never "another quantity"
+        ("", False),  # says nothing: an error on a token-rate metric, not a skip
+        ("tk/s", False),
+    ],
+)
+def test_a_unit_is_a_token_rate_another_quantity_or_nothing_known(unit: str, other: bool) -> None:
+    from roofbot.core.inputs import unit_names_other_quantity
+
+    assert unit_names_other_quantity(unit) is other
 
 
 def test_every_field_the_reader_scans_is_bounded() -> None:
