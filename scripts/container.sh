@@ -162,7 +162,12 @@ base() {
   t0=$(now)
   log "base: building stand-in $BASE_IMAGE from $mirror + $BASE_PYTHON (CI-only, never published)"
   mkdir -p "$STATE/debs"
+  # Everything below is built world-readable whatever the caller's umask, and the root folder
+  # is opened (mktemp -d makes it 0700): the image's "/" is this folder, and a non-root user
+  # who can't traverse it finds no program at all ("executable file not found in $PATH").
+  umask 022
   rootfs=$(mktemp -d "$STATE/rootfs.XXXXXX")
+  chmod 755 "$rootfs"
   # shellcheck disable=SC2064  # expand now: rootfs is local
   trap "rm -rf '$rootfs'" EXIT
   debootstrap --variant=minbase --include="$BASE_LIBS" --cache-dir="$STATE/debs" \
@@ -207,13 +212,17 @@ APT
 
   # CPython at the same prefix (it is linked against its own lib/), trimmed like the official
   # image (no tests, no .pyc, no static libpython); pip from ensurepip.  site-packages starts
-  # empty.  /root is opened so a non-root user can run the interpreter too.
+  # empty.  Every folder down to it is opened so a non-root user can run the interpreter too.
   mkdir -p "$rootfs$BASE_PYTHON"
   tar -C "$BASE_PYTHON" \
     --exclude=./lib/python3.12/test --exclude='./lib/python3.12/site-packages/*' \
     --exclude=idle_test --exclude=tests --exclude='*.pyc' --exclude='libpython*.a' \
     --exclude=__pycache__ -cf - . | tar -C "$rootfs$BASE_PYTHON" -xf -
-  chmod 755 "$rootfs/root"
+  local dir=$BASE_PYTHON
+  while [[ $dir != / && $dir != . ]]; do
+    chmod 755 "$rootfs$dir"
+    dir=$(dirname "$dir")
+  done
   # The host's CA bundle: PyPI is reached through a proxy with its own CA.
   mkdir -p "$rootfs/etc/ssl/certs"
   cp /etc/ssl/certs/ca-certificates.crt "$rootfs/etc/ssl/certs/ca-certificates.crt"

@@ -331,8 +331,11 @@ def checked() -> Checked:
     if os.environ.get("ROOFBOT_SKIP_CONTAINER") == "1":
         pytest.skip("ROOFBOT_SKIP_CONTAINER=1")
     env = dict(os.environ, ROOFBOT_HOST_PYTHON=sys.executable)
+    # under the strictest umask a machine may have: the stand-in base and the image must still
+    # serve a non-root user (a base built under umask 077 left "/" unreadable to one, so the
+    # unprivileged run found no `roofbot` on PATH: exit 127)
     proc = subprocess.run(
-        ["bash", str(SCRIPT), "check"],
+        ["bash", "-c", 'umask 077 && exec bash "$0" check', str(SCRIPT)],
         cwd=ROOT,
         env=env,
         capture_output=True,
