@@ -14,6 +14,7 @@ from typing import Any
 from roofbot.core.reader.asides import ASIDES
 from roofbot.core.reader.clauses import MAX_FIELD, Field, Span, quote, split_field
 from roofbot.core.reader.cues import CUES
+from roofbot.core.reader.denials import STOPS
 from roofbot.core.reader.rule import Aside, Cue, Kind, Rule, Scope, Stance
 from roofbot.core.reader.vocab import RULES
 
@@ -68,24 +69,58 @@ class Mention:
 
 @dataclass(frozen=True)
 class _Cover:
-    """Where a cue or aside applies in a field, and what it does there."""
+    """Where a cue or aside applies in a field, and what it does there. A denial is certain
+    over `sure` (the words next to it) and unsure over the rest of its reach."""
 
     reach: Span
     words: Span
     stance: Stance
     why: str
     shields: frozenset[Kind] | None = None
+    sure: Span | None = None
 
 
-def _reach(field: Field, cue: Cue, m: re.Match[str]) -> Span:
+_STOPS = re.compile(STOPS)
+_WORD = re.compile(r"\S+")
+
+
+def _key_of(field: Field, clause: Span, at: int) -> Span:
+    """For a denial that opens its clause right after a colon ("speculative decoding:
+    disabled"), the clause the colon ends; else `clause`."""
+    if field.text[clause.start : at].strip():
+        return clause
+    i = field.clauses.index(clause) if clause in field.clauses else 0
+    if i == 0:
+        return clause
+    before = field.clauses[i - 1]
+    gap = field.text[before.end : clause.start]
+    return Span(before.start, before.end) if ":" in gap or "：" in gap else clause
+
+
+def _reach(field: Field, low: str, cue: Cue, m: re.Match[str]) -> tuple[Span, Span | None]:
+    """How far the cue reaches and, for a windowed denial, the stretch it is sure of."""
     clause, sentence = field.clause_at(m.start()), field.sentence_at(m.start())
-    return {
-        Scope.AHEAD: Span(m.end(), clause.end),
-        Scope.BEHIND: Span(clause.start, m.start()),
-        Scope.SENTENCE_AHEAD: Span(m.end(), sentence.end),
-        Scope.SENTENCE: sentence,
-        Scope.CLAUSE: clause,
-    }[cue.scope]
+    if cue.window is None:
+        return {
+            Scope.AHEAD: Span(m.end(), clause.end),
+            Scope.BEHIND: Span(clause.start, m.start()),
+            Scope.SENTENCE_AHEAD: Span(m.end(), sentence.end),
+            Scope.SENTENCE: sentence,
+            Scope.CLAUSE: clause,
+        }[cue.scope], None
+    if cue.scope is Scope.AHEAD:
+        stop = _STOPS.search(low, m.end(), clause.end)
+        reach = Span(m.end(), stop.start() if stop else clause.end)
+        words = list(_WORD.finditer(low, reach.start, reach.end))
+        sure_end = words[cue.window].end() if len(words) > cue.window else reach.end
+        return reach, Span(reach.start, sure_end)
+    key = _key_of(field, clause, m.start())
+    end = m.start() if key is clause else key.end
+    stops = list(_STOPS.finditer(low, key.start, end))
+    reach = Span(stops[-1].end() if stops else key.start, end)
+    words = list(_WORD.finditer(low, reach.start, reach.end))
+    sure_start = words[-1 - cue.window].start() if len(words) > cue.window else reach.start
+    return reach, Span(sure_start, reach.end)
 
 
 def lowered(text: str) -> str:
@@ -110,8 +145,9 @@ def _covers(field: Field, low: str, cues: Iterable[Cue], asides: Iterable[Aside]
         for m in c.pattern.finditer(field.text if c.cased else low):
             words = Span(m.start(), m.end())
             why = f'{c.stance.value}: "{" ".join(m[0].split())}" ({c.name})'
-            out.append(_Cover(_reach(field, c, m), words, c.stance, why))
-    order = {Stance.SET_ASIDE: 0, Stance.DENIED: 1, Stance.OTHER_RUN: 2}
+            reach, sure = _reach(field, low, c, m)
+            out.append(_Cover(reach, words, c.stance, why, sure=sure))
+    order = {Stance.SET_ASIDE: 0, Stance.DENIED: 1, Stance.OTHER_RUN: 2, Stance.UNSURE: 3}
     return sorted(out, key=lambda c: order[c.stance])
 
 
@@ -125,15 +161,19 @@ def _number_at(m: re.Match[str]) -> int:
 
 def _stance(rule: Rule[Any], m: re.Match[str], covers: list[_Cover]) -> tuple[Stance, str]:
     at, start, end = _number_at(m), m.start(), m.end()
+    unsure: tuple[Stance, str] | None = None
     for c in covers:
         if c.shields is not None:
             if rule.kind in c.shields and c.words.start <= at < c.words.end:
                 return c.stance, c.why
             continue
         overlaps = c.words.start < end and start < c.words.end
-        if not overlaps and c.reach.start <= start < max(c.reach.end, c.reach.start + 1):
+        if overlaps or not c.reach.start <= start < max(c.reach.end, c.reach.start + 1):
+            continue
+        if c.sure is None or (c.sure.start < end and start < c.sure.end):
             return c.stance, c.why
-    return Stance.AFFIRMED, ""
+        unsure = unsure or (Stance.UNSURE, f"unsure, {c.why}")
+    return unsure or (Stance.AFFIRMED, "")
 
 
 def _this_run(field: Field, covers: list[_Cover]) -> str:
