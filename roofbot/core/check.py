@@ -11,10 +11,10 @@ from roofbot.core.catalogue import Catalogue
 from roofbot.core.config import Config
 from roofbot.core.reader.reading import read_record
 from roofbot.core.reader.rule import Kind
+from roofbot.core.readings import alternatives
 from roofbot.core.resolve import TOKEN_RATE_METRICS, Inputs, resolve, unit_is_token_rate
 from roofbot.core.results import Message, RecordResult, Verdict
 from roofbot.core.traps import BY_ID, NOT_A_TOKEN_RATE, Sibling, TrapContext, detect
-from roofbot.core.readings import alternatives
 from roofbot.core.verdict import lacks, robust
 
 SiblingLookup = Callable[[str], Mapping[str, Any] | None]

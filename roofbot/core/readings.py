@@ -64,7 +64,9 @@ def _rivals(reading: Reading) -> list[Alternative]:
             values = list(dict.fromkeys(reading.mentions[i].value for i in strong))
             if len(values) > 1:
                 for v in values:
-                    first = next(reading.mentions[i] for i in strong if reading.mentions[i].value == v)
+                    first = next(
+                        reading.mentions[i] for i in strong if reading.mentions[i].value == v
+                    )
                     drop = {i: Stance.SET_ASIDE for i in found if reading.mentions[i].value != v}
                     alt = _restance(reading, drop, f"a rival reading takes {v} alone")
                     said = "unknown" if kind is Kind.BATCH and v == UNKNOWN else str(v)
@@ -115,7 +117,9 @@ def _unplaced_speculation(reading: Reading) -> list[Alternative]:
     first = reading.mentions[spec[0]]
     why = "speculative decoding named, but not placed as this run's"
     alt = _restance(reading, dict.fromkeys(spec, Stance.OTHER_RUN), why)
-    return [(Deciding(Doubt.UNPLACED_SPECULATION, Kind.SPECULATIVE.value, "none", first.source), alt)]
+    return [
+        (Deciding(Doubt.UNPLACED_SPECULATION, Kind.SPECULATIVE.value, "none", first.source), alt)
+    ]
 
 
 def alternatives(reading: Reading) -> tuple[Alternative, ...]:
