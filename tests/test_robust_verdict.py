@@ -203,3 +203,16 @@ def test_one_l40s_with_an_unplaced_mtp_is_suspect_not_a_pass(tmp_path: Path) -> 
     r = _check_cli(repo)
     assert r["verdict"] == "suspect"
     assert r["deciding"]["doubt"] == "unplaced-speculation" and "MTP" in r["deciding"]["source"]
+
+
+def test_a_thousand_rival_values_are_read_at_their_two_ends(fixtures_repo: Repository) -> None:
+    """Each ceiling moves one way with a number, so the least and the greatest value bound the
+    verdict: a stranger's text stating a thousand batches costs two readings, not a thousand."""
+    from roofbot.core.reader.reading import read_record
+    from roofbot.core.readings import alternatives
+
+    batches = ", ".join(f"batch size {i}" for i in range(1, 1000))
+    rec = record(methodology=f"1x A100, FP16 weights, {batches}")
+    assert [d.value for d, _ in alternatives(read_record(rec))] == ["1", "999"]
+    r = run(fixtures_repo, methodology=rec["methodology"])
+    assert r.verdict is Verdict.SUSPECT and r.deciding is not None and r.deciding.value == "1"

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from typing import Any
 
 from roofbot.core.reader.reading import Mention, Reading
 from roofbot.core.reader.rule import UNKNOWN, Kind, Stance
@@ -49,6 +50,22 @@ def _restance(reading: Reading, change: dict[int, Stance], why: str) -> Reading:
     return replace(reading, mentions=mentions)
 
 
+MAX_VALUES = 4
+"""Of an input's rival values that are not numbers, the first few in the text are readings."""
+
+
+def _ends(kind: Kind, values: list[Any]) -> list[Any]:
+    """The values whose readings bound the verdict: of numbers, the least and the greatest
+    (each ceiling moves one way with each input), and an unknown batch beside them; of names,
+    the first MAX_VALUES. A text that states a thousand batches is read three ways, not a
+    thousand."""
+    numbers = [v for v in values if isinstance(v, int | float) and v != UNKNOWN]
+    if len(numbers) != len([v for v in values if v != UNKNOWN]):
+        return values[:MAX_VALUES]
+    ends = list(dict.fromkeys((min(numbers), max(numbers)))) if numbers else []
+    return ends + [UNKNOWN] * (UNKNOWN in values and kind is Kind.BATCH)
+
+
 def _rivals(reading: Reading) -> list[Alternative]:
     out: list[Alternative] = []
     for kind in RIVAL_KINDS:
@@ -61,7 +78,7 @@ def _rivals(reading: Reading) -> list[Alternative]:
             if not found:
                 continue
             strong = [i for i in found if not reading.mentions[i].weak] or found
-            values = list(dict.fromkeys(reading.mentions[i].value for i in strong))
+            values = _ends(kind, list(dict.fromkeys(reading.mentions[i].value for i in strong)))
             if len(values) > 1:
                 for v in values:
                     first = next(
