@@ -15,6 +15,7 @@ from typing import Any
 from roofbot.adapters.repo import Repository
 from roofbot.core.check import check_record
 from roofbot.core.config import Config
+from roofbot.core.fix import fix_for
 from roofbot.core.inputs import Inputs
 from roofbot.core.provenance import Basis, Input
 from roofbot.core.results import CheckId, Deciding, Doubt, RateKind, RoofCheck, Verdict
@@ -78,6 +79,10 @@ def test_a_rival_value_passing_one_way_and_failing_the_other_is_suspect(
     )
     assert "154.9% of its memory-roof" in r.messages[0].text
     assert "decode batch read as 1 alone" in r.messages[0].text
+    assert (
+        fix_for(r)
+        == "say which decode batch this figure was measured at: the text states more than one"
+    )
 
 
 def test_an_unsure_denial_failing_as_read_and_passing_the_other_way_is_suspect(
@@ -104,6 +109,7 @@ def test_an_unplaced_speculation_passing_one_way_and_failing_the_other_is_suspec
     assert d is not None and d.doubt is Doubt.UNPLACED_SPECULATION
     assert (d.input, d.value) == ("speculative decoding", "none") and "MTP" in d.source
     assert "passes as read, but is 113.6% of its memory-roof" in r.messages[0].text
+    assert "say whether this run used speculative decoding" in (fix_for(r) or "")
 
 
 def test_a_count_assumed_1_failing_only_through_it_is_suspect(fixtures_repo: Repository) -> None:
