@@ -56,9 +56,9 @@ TRIGGERS: tuple[Trigger, ...] = (
     Trigger(r"non(?<!\wnon)\b", B, "plain non-speculative decoding", "speculative"),
     Trigger(r"disabl(?:e|ing)\b", B, "after disabling MTP in the server config", "MTP"),
     Trigger(r"(?:turn|switch)(?:ed|ing)?\s+off\b", B, "we turned off MTP for this run", "MTP"),
-    Trigger(r"未", B, "未启用MTP, 单卡 L40S", "MTP"),
-    Trigger(r"关闭", B, "关闭MTP后在单卡上测试", "MTP"),
-    Trigger(r"禁用", B, "禁用MTP", "MTP"),
+    Trigger(r"未", B, "未启用 MTP，单卡 L40S", "MTP"),
+    Trigger(r"关闭", B, "关闭 MTP 后在单卡上测试", "MTP"),
+    Trigger(r"禁用", B, "禁用 MTP 投机解码", "MTP"),
     Trigger(r"(?:was(?<!\wwas)|were(?<!\wwere)|is(?<!\wis)|are(?<!\ware))" + _AUX, A, "Multi-token prediction (MTP) was NOT enabled for this run", "MTP"),
     Trigger(rf"(?:not|never)\s+been\s+{_DONE}", A, "MTP has not been enabled for this run", "MTP"),
     Trigger(_NOT_DONE, A, "EAGLE-3 speculative decoding not enabled on this server", "EAGLE-3"),
@@ -68,7 +68,7 @@ TRIGGERS: tuple[Trigger, ...] = (
     Trigger(r"off(?<![\w-]off)\b(?!-|\s+(?:the\s+shelf|by)\b)", A, "1x L40S, MTP off", "MTP"),
     Trigger(rf"(?:none(?<!\wnone)|false(?<!\wfalse)|no(?<!\wno)){_ALONE}", A, "speculative decoding: none", "speculative"),
     Trigger(r"关闭", A, "MTP：关闭", "MTP"),
-    Trigger(r"未(?:启用|开启|使用)", A, "MTP未启用", "MTP"),
+    Trigger(r"未(?:启用|开启|使用)", A, "MTP 未启用", "MTP"),
 )  # fmt: skip
 """Every word or phrase of denial the reader knows, each beside a real phrase."""
 
