@@ -6,9 +6,11 @@ cue puts it in a sentence about another run ("the same model's bf16 row")."""
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 from roofbot.core.reader.asides import ASIDES
@@ -89,15 +91,42 @@ def _key_of(field: Field, clause: Span, at: int) -> Span:
     disabled"), the clause the colon ends; else `clause`."""
     if field.text[clause.start : at].strip():
         return clause
-    i = field.clauses.index(clause) if clause in field.clauses else 0
-    if i == 0:
+    i = bisect.bisect_left(field.clauses, clause.start, key=lambda c: c.start)
+    if i == 0 or i >= len(field.clauses) or field.clauses[i] != clause:
         return clause
     before = field.clauses[i - 1]
     gap = field.text[before.end : clause.start]
-    return Span(before.start, before.end) if ":" in gap or "：" in gap else clause
+    return before if ":" in gap or "：" in gap else clause
 
 
-def _reach(field: Field, low: str, cue: Cue, m: re.Match[str]) -> tuple[Span, Span | None]:
+@dataclass(frozen=True)
+class _Stops:
+    """Where the words that start another statement stand in a field, found once."""
+
+    starts: list[int]
+    ends: list[int]
+
+    @classmethod
+    def of(cls, low: str) -> _Stops:
+        found = list(_STOPS.finditer(low))
+        return cls([m.start() for m in found], [m.end() for m in found])
+
+    def first_after(self, at: int, end: int) -> int:
+        i = bisect.bisect_left(self.starts, at)
+        return self.starts[i] if i < len(self.starts) and self.starts[i] < end else end
+
+    def last_before(self, start: int, at: int) -> int:
+        i = bisect.bisect_right(self.ends, at) - 1
+        return self.ends[i] if i >= 0 and self.ends[i] > start else start
+
+
+_LOOK = 400
+"""Characters a denial's certain window is looked for in: a few words, in any real text."""
+
+
+def _reach(
+    field: Field, low: str, stops: _Stops, cue: Cue, m: re.Match[str]
+) -> tuple[Span, Span | None]:
     """How far the cue reaches and, for a windowed denial, the stretch it is sure of."""
     clause, sentence = field.clause_at(m.start()), field.sentence_at(m.start())
     if cue.window is None:
@@ -109,17 +138,17 @@ def _reach(field: Field, low: str, cue: Cue, m: re.Match[str]) -> tuple[Span, Sp
             Scope.CLAUSE: clause,
         }[cue.scope], None
     if cue.scope is Scope.AHEAD:
-        stop = _STOPS.search(low, m.end(), clause.end)
-        reach = Span(m.end(), stop.start() if stop else clause.end)
-        words = list(_WORD.finditer(low, reach.start, reach.end))
-        sure_end = words[cue.window].end() if len(words) > cue.window else reach.end
+        reach = Span(m.end(), stops.first_after(m.end(), clause.end))
+        look = min(reach.end, reach.start + _LOOK)
+        words = list(islice(_WORD.finditer(low, reach.start, look), cue.window + 1))
+        sure_end = words[cue.window].end() if len(words) > cue.window else look
         return reach, Span(reach.start, sure_end)
     key = _key_of(field, clause, m.start())
     end = m.start() if key is clause else key.end
-    stops = list(_STOPS.finditer(low, key.start, end))
-    reach = Span(stops[-1].end() if stops else key.start, end)
-    words = list(_WORD.finditer(low, reach.start, reach.end))
-    sure_start = words[-1 - cue.window].start() if len(words) > cue.window else reach.start
+    reach = Span(stops.last_before(key.start, end), end)
+    look = max(reach.start, reach.end - _LOOK)
+    words = list(_WORD.finditer(low, look, reach.end))
+    sure_start = words[-1 - cue.window].start() if len(words) > cue.window else look
     return reach, Span(sure_start, reach.end)
 
 
@@ -134,6 +163,7 @@ def lowered(text: str) -> str:
 
 def _covers(field: Field, low: str, cues: Iterable[Cue], asides: Iterable[Aside]) -> list[_Cover]:
     out = []
+    stops = _Stops.of(low)
     for a in asides:
         for m in a.pattern.finditer(field.text if a.cased else low):
             span = Span(m.start(), m.end())
@@ -145,7 +175,7 @@ def _covers(field: Field, low: str, cues: Iterable[Cue], asides: Iterable[Aside]
         for m in c.pattern.finditer(field.text if c.cased else low):
             words = Span(m.start(), m.end())
             why = f'{c.stance.value}: "{" ".join(m[0].split())}" ({c.name})'
-            reach, sure = _reach(field, low, c, m)
+            reach, sure = _reach(field, low, stops, c, m)
             out.append(_Cover(reach, words, c.stance, why, sure=sure))
     order = {Stance.SET_ASIDE: 0, Stance.DENIED: 1, Stance.OTHER_RUN: 2, Stance.UNSURE: 3}
     return sorted(out, key=lambda c: order[c.stance])
@@ -178,11 +208,32 @@ def _stance(rule: Rule[Any], m: re.Match[str], covers: list[_Cover]) -> tuple[St
 
 def _this_run(field: Field, covers: list[_Cover]) -> str:
     """The field's text with what it denies or says of another run blanked out."""
-    chars = list(field.text)
+    edges = [0] * (len(field.text) + 1)  # +1 where a blanked stretch opens, -1 where it ends
     for c in covers:
-        if c.stance is not Stance.SET_ASIDE:
-            chars[c.reach.start : c.reach.end] = " " * (c.reach.end - c.reach.start)
-    return "".join(chars)
+        if c.stance is not Stance.SET_ASIDE and c.reach.end > c.reach.start:
+            edges[c.reach.start] += 1
+            edges[c.reach.end] -= 1
+    out, depth = [], 0
+    for ch, edge in zip(field.text, edges, strict=False):
+        depth += edge
+        out.append(" " if depth else ch)
+    return "".join(out)
+
+
+def _by_clause(field: Field, covers: list[_Cover]) -> dict[int, list[_Cover]]:
+    """The covers that reach into each clause (by index), in their order of precedence: a
+    mention is weighed against its own clause's, not against every cover of the field."""
+    starts = [c.start for c in field.clauses]
+    out: dict[int, list[_Cover]] = {}
+    for c in covers:
+        a, b = (
+            (c.words.start, c.words.end) if c.shields is not None else (c.reach.start, c.reach.end)
+        )
+        first = bisect.bisect_right(starts, a) - 1
+        last = bisect.bisect_right(starts, max(a, b - 1)) - 1
+        for i in range(first, last + 1):
+            out.setdefault(i, []).append(c)
+    return out
 
 
 def read_field(
@@ -206,6 +257,8 @@ def read_field(
     field = split_field(name, text)
     kinds = {rule.kind for rule, _ in matches}
     covers = _covers(field, low, cues, [a for a in asides if a.shields & kinds])
+    near = _by_clause(field, covers)
+    starts = [c.start for c in field.clauses]
     found, said = [], set()
     for rule, m in sorted(matches, key=lambda rm: rm[1].start()):
         value = rule.read(m)
@@ -213,7 +266,7 @@ def read_field(
         if statement in said:
             continue  # two phrasings around one number state it once
         said.add(statement)
-        stance, why = _stance(rule, m, covers)
+        stance, why = _stance(rule, m, near.get(bisect.bisect_right(starts, m.start()) - 1, []))
         span = Span(m.start(), m.end())
         found.append(Mention(rule.kind, value, rule.name, rule.weak, field, span, stance, why))
     return found, _this_run(field, covers)
