@@ -220,20 +220,38 @@ def _this_run(field: Field, covers: list[_Cover]) -> str:
     return "".join(out)
 
 
-def _by_clause(field: Field, covers: list[_Cover]) -> dict[int, list[_Cover]]:
-    """The covers that reach into each clause (by index), in their order of precedence: a
-    mention is weighed against its own clause's, not against every cover of the field."""
-    starts = [c.start for c in field.clauses]
-    out: dict[int, list[_Cover]] = {}
-    for c in covers:
-        a, b = (
-            (c.words.start, c.words.end) if c.shields is not None else (c.reach.start, c.reach.end)
-        )
-        first = bisect.bisect_right(starts, a) - 1
-        last = bisect.bisect_right(starts, max(a, b - 1)) - 1
-        for i in range(first, last + 1):
-            out.setdefault(i, []).append(c)
-    return out
+@dataclass(frozen=True)
+class _Near:
+    """The covers that reach into each clause, so that a mention is weighed against those of
+    the clauses it stands in, not against every cover of the field."""
+
+    covers: list[_Cover]
+    starts: list[int]
+    by_clause: dict[int, list[int]]
+
+    @classmethod
+    def of(cls, field: Field, covers: list[_Cover]) -> _Near:
+        starts = [c.start for c in field.clauses]
+        out: dict[int, list[int]] = {}
+        for n, c in enumerate(covers):
+            a, b = (
+                (c.words.start, c.words.end)
+                if c.shields is not None
+                else (c.reach.start, c.reach.end)
+            )
+            for i in range(bisect.bisect_right(starts, a) - 1, cls._at(starts, max(a, b - 1)) + 1):
+                out.setdefault(i, []).append(n)
+        return cls(covers, starts, out)
+
+    @staticmethod
+    def _at(starts: list[int], pos: int) -> int:
+        return bisect.bisect_right(starts, pos) - 1
+
+    def around(self, start: int, end: int) -> list[_Cover]:
+        """The covers reaching into the clauses from `start` to `end`, in precedence order."""
+        first, last = self._at(self.starts, start), self._at(self.starts, end)
+        found = {n for i in range(first, last + 1) for n in self.by_clause.get(i, ())}
+        return [self.covers[n] for n in sorted(found)]
 
 
 def read_field(
@@ -257,8 +275,7 @@ def read_field(
     field = split_field(name, text)
     kinds = {rule.kind for rule, _ in matches}
     covers = _covers(field, low, cues, [a for a in asides if a.shields & kinds])
-    near = _by_clause(field, covers)
-    starts = [c.start for c in field.clauses]
+    near = _Near.of(field, covers)
     found, said = [], set()
     for rule, m in sorted(matches, key=lambda rm: rm[1].start()):
         value = rule.read(m)
@@ -266,7 +283,7 @@ def read_field(
         if statement in said:
             continue  # two phrasings around one number state it once
         said.add(statement)
-        stance, why = _stance(rule, m, near.get(bisect.bisect_right(starts, m.start()) - 1, []))
+        stance, why = _stance(rule, m, near.around(m.start(), max(m.start(), m.end() - 1)))
         span = Span(m.start(), m.end())
         found.append(Mention(rule.kind, value, rule.name, rule.weak, field, span, stance, why))
     return found, _this_run(field, covers)
