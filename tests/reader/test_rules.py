@@ -183,3 +183,14 @@ def test_a_denial_after_a_colon_denies_the_clause_the_colon_ends() -> None:
     assert _stance_of("1x L40S, speculative decoding: disabled", "speculative") == {Stance.DENIED}
     assert _stance_of("1x L40S, speculative decoding: disabled", "1x") == {Stance.AFFIRMED}
     assert _stance_of("单卡 L40S，MTP：关闭", "MTP") == {Stance.DENIED}
+
+
+def test_a_field_full_of_denials_reads_in_well_under_a_second_each() -> None:
+    """A stranger's 20,000 characters of "MTP, off," (2,000 denials, 2,000 mentions): each
+    mention is weighed against its own clause's denials, not every denial of the field."""
+    import time
+
+    for text in ("MTP, off, " * 2000, "not " * 5000 + "MTP", "8x H100 with " * 1500 + "MTP off"):
+        started = time.perf_counter()
+        mentions(text[:20000])
+        assert time.perf_counter() - started < 2.0
