@@ -49,15 +49,17 @@ TRIGGERS: tuple[Trigger, ...] = (
     Trigger(r"not(?<!\wnot)\b(?!-?\s*(?:only|just)\b)", B, "never names the served numeric format - not FP8, not INT8", "FP8"),
     Trigger(r"never\b", B, "the weights were never quantized to FP8", "FP8"),
     Trigger(r"no(?<!\wno)\b(?!\.)", B, "no explicit fp8/w8a8 flag", "fp8"),
+    Trigger(r"no(?<!\wno)\b(?!\.)", B, "Baseline (no MTP): 10.9 tok/s decode", "MTP"),
     Trigger(r"without\b", B, "run without speculative decoding", "speculative"),
     Trigger(r"w/o(?<!\ww/o)", B, "greedy decode w/o MTP on 1x H100", "MTP"),
     Trigger(r"neither\b", B, "neither EAGLE nor MTP was used", "EAGLE"),
     Trigger(r"nor(?<!\wnor)\b", B, "neither EAGLE nor MTP was used", "MTP"),
     Trigger(r"non(?<!\wnon)\b", B, "plain non-speculative decoding", "speculative"),
     Trigger(r"disabl(?:e|ing)\b", B, "after disabling MTP in the server config", "MTP"),
+    Trigger(r"(?:ha(?:ve|s|d)|we)\s+disabled\b", B, "we have disabled MTP now", "MTP"),
     Trigger(r"(?:turn|switch)(?:ed|ing)?\s+off\b", B, "we turned off MTP for this run", "MTP"),
     Trigger(r"未", B, "未启用 MTP，单卡 L40S", "MTP"),
-    Trigger(r"关闭", B, "关闭 MTP 后在单卡上测试", "MTP"),
+    Trigger(r"关闭", B, "最终验证配置为关闭 MTP (MTP_K=0)", "MTP"),
     Trigger(r"禁用", B, "禁用 MTP 投机解码", "MTP"),
     Trigger(r"(?:was(?<!\wwas)|were(?<!\wwere)|is(?<!\wis)|are(?<!\ware))" + _AUX, A, "Multi-token prediction (MTP) was NOT enabled for this run", "MTP"),
     Trigger(rf"(?:not|never)\s+been\s+{_DONE}", A, "MTP has not been enabled for this run", "MTP"),
@@ -66,11 +68,13 @@ TRIGGERS: tuple[Trigger, ...] = (
     Trigger(rf"unstated{_ALONE}", A, "tensor-parallel degree unstated", "tensor-parallel"),
     Trigger(r"disabled\b", A, "speculative decoding: disabled", "speculative"),
     Trigger(r"off(?<![\w-]off)\b(?!-|\s+(?:the\s+shelf|by)\b)", A, "1x L40S, MTP off", "MTP"),
+    Trigger(r"off(?<![\w-]off)\b(?!-|\s+(?:the\s+shelf|by)\b)", A, "MTP=off, concurrency 1", "MTP"),
     Trigger(rf"(?:none(?<!\wnone)|false(?<!\wfalse)|no(?<!\wno)){_ALONE}", A, "speculative decoding: none", "speculative"),
     Trigger(r"关闭", A, "MTP：关闭", "MTP"),
     Trigger(r"未(?:启用|开启|使用)", A, "MTP 未启用", "MTP"),
 )  # fmt: skip
-"""Every word or phrase of denial the reader knows, each beside a real phrase."""
+"""Every word or phrase of denial the reader knows, each beside a real phrase (a trigger may
+have a line for each phrasing it is known in)."""
 
 LEAVES: tuple[tuple[str, str], ...] = (
     ("PER-REQUEST decode throughput at batch 1: -p 0 (no prompt) -n 64", "batch 1"),
@@ -81,16 +85,18 @@ LEAVES: tuple[tuple[str, str], ...] = (
     ("2x RTX 3090, an off-the-shelf box", "2x"),
     ("the 2x RTX 3090 trade-off", "2x"),
     ("FP8 weights, not only FP8 activations", "FP8"),
+    ("I tested serving w/wo mtp on 2x H20", "mtp"),
 )
 """Real phrases with a word no trigger may deny."""
 
 
 def _cue(name: str, side: Side, scope: Scope) -> Cue:
     mine = [t for t in TRIGGERS if t.side is side]
+    words = dict.fromkeys(t.words for t in mine)  # a trigger may stand beside several phrases
     return Cue(
         name,
         Stance.DENIED,
-        rx("|".join(f"(?:{t.words})" for t in mine)),
+        rx("|".join(f"(?:{w})" for w in words)),
         scope,
         tuple((t.example, t.term) for t in mine),
         LEAVES,
