@@ -6,7 +6,8 @@ and a real phrase with the word it denies. A trigger after a colon denies the cl
 ends ("speculative decoding: disabled"). A denial is certain over the words next to it (at most
 `WINDOW` words between); further off in its clause it is unsure, and the verdict weighs both
 readings. Its reach stops at a word that starts another statement ("but", "with", "while"),
-so "8x H100 with MTP off" denies MTP, not the count. Adding a phrasing of denial is one line
+so "8x H100 with MTP off" denies MTP, not the count, and at a word that sets a term in its
+setting ("w/o MTP on 1x H100"). Adding a phrasing of denial is one line
 here."""
 
 from __future__ import annotations
@@ -37,6 +38,10 @@ WINDOW = 3
 
 STOPS = r"(?:but|with|while|whereas|although|though|except|however|plus|但)\b"
 """Words that start another statement: a denial's reach ends there."""
+
+SETTING = r"(?<![\w/-])(?:on|at|across|per|for|using)(?![\w/-])"
+"""Words that set a term in its setting: a denial's reach ends at one that follows a term
+("without MTP on 1x H100", "no speculative decoding at batch 1")."""
 
 _DONE = r"(?:enabled|used|stated|specified|disclosed|published|given|reported|on|active)\b"
 _NOT_DONE = rf"(?:not|never)\s+{_DONE}"
@@ -86,6 +91,8 @@ LEAVES: tuple[tuple[str, str], ...] = (
     ("the 2x RTX 3090 trade-off", "2x"),
     ("FP8 weights, not only FP8 activations", "FP8"),
     ("I tested serving w/wo mtp on 2x H20", "mtp"),
+    ("greedy decode w/o MTP on 1x H100", "1x"),
+    ("no speculative decoding at batch size 1", "batch size 1"),
 )
 """Real phrases with a word no trigger may deny."""
 

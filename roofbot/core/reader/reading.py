@@ -16,7 +16,7 @@ from typing import Any
 from roofbot.core.reader.asides import ASIDES
 from roofbot.core.reader.clauses import MAX_FIELD, Field, Span, quote, split_field
 from roofbot.core.reader.cues import CUES
-from roofbot.core.reader.denials import STOPS
+from roofbot.core.reader.denials import SETTING, STOPS
 from roofbot.core.reader.rule import Aside, Cue, Kind, Rule, Scope, Stance
 from roofbot.core.reader.vocab import RULES
 
@@ -83,6 +83,7 @@ class _Cover:
 
 
 _STOPS = re.compile(STOPS)
+_SETTING = re.compile(SETTING)
 _WORD = re.compile(r"\S+")
 
 
@@ -101,15 +102,23 @@ def _key_of(field: Field, clause: Span, at: int) -> Span:
 
 @dataclass(frozen=True)
 class _Stops:
-    """Where the words that start another statement stand in a field, found once."""
+    """Where a denial's reach ends in a field, found once: at a word that starts another
+    statement ("but", "with"), and at a word that sets a term in its setting ("on", "at",
+    "for": "w/o MTP on 1x H100" denies MTP, not the count)."""
 
     starts: list[int]
     ends: list[int]
 
     @classmethod
-    def of(cls, low: str) -> _Stops:
-        found = list(_STOPS.finditer(low))
-        return cls([m.start() for m in found], [m.end() for m in found])
+    def of(cls, low: str, terms: list[tuple[int, int]]) -> _Stops:
+        ends = sorted(e for _, e in terms)
+        found = [(m.start(), m.end()) for m in _STOPS.finditer(low)]
+        for m in _SETTING.finditer(low):
+            i = bisect.bisect_right(ends, m.start()) - 1
+            if i >= 0 and len(low[ends[i] : m.start()].split()) <= 2:
+                found.append((m.start(), m.end()))
+        found.sort()
+        return cls([a for a, _ in found], [b for _, b in found])
 
     def first_after(self, at: int, end: int) -> int:
         i = bisect.bisect_left(self.starts, at)
@@ -161,9 +170,15 @@ def lowered(text: str) -> str:
     return "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
 
 
-def _covers(field: Field, low: str, cues: Iterable[Cue], asides: Iterable[Aside]) -> list[_Cover]:
+def _covers(
+    field: Field,
+    low: str,
+    cues: Iterable[Cue],
+    asides: Iterable[Aside],
+    terms: list[tuple[int, int]] = [],  # noqa: B006 (read, never changed)
+) -> list[_Cover]:
     out = []
-    stops = _Stops.of(low)
+    stops = _Stops.of(low, terms)
     for a in asides:
         for m in a.pattern.finditer(field.text if a.cased else low):
             span = Span(m.start(), m.end())
@@ -274,7 +289,8 @@ def read_field(
         return [], text
     field = split_field(name, text)
     kinds = {rule.kind for rule, _ in matches}
-    covers = _covers(field, low, cues, [a for a in asides if a.shields & kinds])
+    terms = [(m.start(), m.end()) for _, m in matches]
+    covers = _covers(field, low, cues, [a for a in asides if a.shields & kinds], terms)
     near = _Near.of(field, covers)
     found, said = [], set()
     for rule, m in sorted(matches, key=lambda rm: rm[1].start()):
