@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import islice
 from typing import Any
@@ -110,7 +110,7 @@ class _Stops:
     ends: list[int]
 
     @classmethod
-    def of(cls, low: str, terms: list[tuple[int, int]]) -> _Stops:
+    def of(cls, low: str, terms: Sequence[tuple[int, int]]) -> _Stops:
         ends = sorted(e for _, e in terms)
         found = [(m.start(), m.end()) for m in _STOPS.finditer(low)]
         for m in _SETTING.finditer(low):
@@ -175,7 +175,7 @@ def _covers(
     low: str,
     cues: Iterable[Cue],
     asides: Iterable[Aside],
-    terms: list[tuple[int, int]] = [],  # noqa: B006 (read, never changed)
+    terms: Sequence[tuple[int, int]] = (),
 ) -> list[_Cover]:
     out = []
     stops = _Stops.of(low, terms)
