@@ -12,10 +12,11 @@ from roofbot.core.config import Config
 from roofbot.core.inputs import unit_names_other_quantity
 from roofbot.core.reader.reading import read_record
 from roofbot.core.reader.rule import Kind
+from roofbot.core.readings import alternatives
 from roofbot.core.resolve import TOKEN_RATE_METRICS, Inputs, resolve, unit_is_token_rate
 from roofbot.core.results import Message, RecordResult, Verdict
 from roofbot.core.traps import BY_ID, NOT_A_TOKEN_RATE, Sibling, TrapContext, detect
-from roofbot.core.verdict import decide, lacks
+from roofbot.core.verdict import lacks, robust
 
 SiblingLookup = Callable[[str], Mapping[str, Any] | None]
 
@@ -132,9 +133,13 @@ def check_record(
     ctx = TrapContext(inp, checks, value, reading, tuple(siblings))
     traps = detect(ctx)
     notes = tuple((t, BY_ID[t].explain(ctx)) for t in traps)
-    verdict, why = decide(inp, checks, traps)
+    others = tuple(
+        (d, roofline.checks(resolve(record, catalogue, pins, alt), value))
+        for d, alt in alternatives(reading)
+    )
+    verdict, why, deciding = robust(inp, checks, traps, others)
     return RecordResult(
         rid, path, verdict, **base, value=value, inputs=inp.items(), checks=checks, traps=traps,
         trap_notes=notes, messages=(*why, *inp.messages), lacks=lacks(inp) if verdict is Verdict.UNCHECKED else (),
-        pinned=bool(pins), set_aside=inp.set_aside,
+        pinned=bool(pins), set_aside=inp.set_aside, deciding=deciding,
     )  # fmt: skip

@@ -13,7 +13,15 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from roofbot.core.results import CheckId, RateKind, RecordResult, RoofCheck, Verdict
+from roofbot.core.results import (
+    CheckId,
+    Deciding,
+    Doubt,
+    RateKind,
+    RecordResult,
+    RoofCheck,
+    Verdict,
+)
 from roofbot.core.units import GB
 
 MOE_TRAP = "moe-total-vs-active"
@@ -153,7 +161,23 @@ _STATE = {
 }
 
 
+def _reading_fix(d: Deciding) -> str | None:
+    """What settles a verdict that turns on how the text reads."""
+    if d.doubt is Doubt.RIVAL:
+        return f"say which {d.input} this figure was measured at: the text states more than one"
+    if d.doubt is Doubt.UNSURE_DENIAL:
+        return f"say plainly whether this run had the {d.input} the text names ({d.value})"
+    if d.doubt is Doubt.UNPLACED_SPECULATION:
+        return (
+            "say whether this run used speculative decoding (with its accepted tokens per "
+            "step), or that the text names another run's"
+        )
+    return None
+
+
 def _suspect(r: RecordResult) -> str | None:
+    if r.deciding is not None and (by_reading := _reading_fix(r.deciding)):
+        return by_reading
     c = _over(r, stated_only=False)
     if c is None:
         return (

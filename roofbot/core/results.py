@@ -57,6 +57,26 @@ class RoofCheck:
         return 100.0 * self.value / self.ceiling
 
 
+class Doubt(Enum):
+    """Why the reader held a second reading of a record plausible."""
+
+    RIVAL = "rival"  # two statements of equal standing disagree
+    UNSURE_DENIAL = "unsure-denial"  # a denial stands in the clause, not next to the words
+    UNPLACED_SPECULATION = "unplaced-speculation"  # named, not placed as this run's
+    ASSUMED = "assumed"  # nothing states the input: a default was taken (a count of 1)
+
+
+@dataclass(frozen=True)
+class Deciding:
+    """The reading a `suspect` verdict turns on: under it the record's verdict differs from
+    the one the main reading gives. Which input, read as which value, from which words."""
+
+    doubt: Doubt
+    input: str
+    value: str
+    source: str
+
+
 @dataclass(frozen=True)
 class Message:
     level: str  # "error", "warning", "info"
@@ -81,6 +101,7 @@ class RecordResult:
     lacks: tuple[str, ...] = ()  # for `unchecked`: the inputs no roof could be computed without
     pinned: bool = False
     set_aside: tuple[tuple[str, str], ...] = ()  # (input, "quote: why") readings not taken
+    deciding: Deciding | None = None  # for `suspect`: the reading the verdict turns on
 
     @property
     def deprecated(self) -> bool:

@@ -3,7 +3,16 @@
 from __future__ import annotations
 
 from roofbot.core.inputs import Inputs
-from roofbot.core.results import CheckId, Message, RateKind, RoofCheck, Verdict
+from roofbot.core.provenance import Input
+from roofbot.core.results import (
+    CheckId,
+    Deciding,
+    Doubt,
+    Message,
+    RateKind,
+    RoofCheck,
+    Verdict,
+)
 
 _INPUT_WORDS = {
     "count": "the accelerator count (assumed 1)",
@@ -89,3 +98,65 @@ def decide(
             Message("warning", f"looks derived from bandwidth rather than measured{where}"),
         )
     return Verdict.PASS, ()
+
+
+def phrase(d: Deciding) -> str:
+    """The reading a verdict turns on, in one short phrase."""
+    if d.doubt is Doubt.RIVAL:
+        return f"the {d.input} read as {d.value} alone ({d.source})"
+    if d.doubt is Doubt.UNSURE_DENIAL:
+        return f"{d.source} read as stated, not denied (the denial may not reach it)"
+    if d.doubt is Doubt.UNPLACED_SPECULATION:
+        return f"{d.source} read as another run's: no speculative decoding in this one"
+    return f"the {_INPUT_WORDS.get(d.input, d.input)} taken as {d.value}"
+
+
+def _over(checks: tuple[RoofCheck, ...]) -> RoofCheck | None:
+    """The applied check most over its roof, if any is over."""
+    over = [c for c in checks if c.applies and c.percent > 100.0]
+    return max(over, key=lambda c: c.percent) if over else None
+
+
+def _assumed_reading(inp: Inputs, worst: RoofCheck) -> Deciding | None:
+    for name in worst.assumed:
+        i = getattr(inp, name, None)
+        if isinstance(i, Input):
+            return Deciding(Doubt.ASSUMED, name, str(i.value), i.source)
+    return None
+
+
+def robust(
+    inp: Inputs,
+    checks: tuple[RoofCheck, ...],
+    traps: tuple[str, ...],
+    others: tuple[tuple[Deciding, tuple[RoofCheck, ...]], ...] = (),
+) -> tuple[Verdict, tuple[Message, ...], Deciding | None]:
+    """The verdict that holds under every plausible reading. `checks` are the main reading's;
+    `others` each other plausible reading's, with what makes it differ. A record passes only
+    if no reading puts it over a roof; it is a violation only if every reading does, on stated
+    inputs; otherwise it is `suspect`, and the reading that decides is returned."""
+    verdict, why = decide(inp, checks, traps)
+    if verdict is Verdict.SUSPECT:
+        worst = _over(checks)
+        return verdict, why, _assumed_reading(inp, worst) if worst else None
+    if verdict in (Verdict.PASS, Verdict.UNCHECKED):
+        for d, alt in others:
+            if (worst := _over(alt)) is not None:
+                now = "passes" if verdict is Verdict.PASS else "has no roof that applies"
+                text = (
+                    f"{now} as read, but is {worst.percent:.1f}% of its {worst.check.value} "
+                    f"({worst.ceiling:.2f} tok/s) if {phrase(d)}; state it in the record"
+                )
+                return Verdict.SUSPECT, (Message("warning", text),), d
+        return verdict, why, None
+    if verdict is Verdict.VIOLATION:
+        for d, alt in others:
+            if _over(alt) is None:
+                first = _over(checks)
+                pct = f"{first.percent:.1f}% of its {first.check.value}" if first else "over a roof"
+                text = (
+                    f"{pct} as read, but over no roof if {phrase(d)}; a violation must fail "
+                    "under every reading: state it in the record"
+                )
+                return Verdict.SUSPECT, (Message("warning", text),), d
+    return verdict, why, None

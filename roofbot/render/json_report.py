@@ -8,7 +8,7 @@ from typing import Any
 
 from roofbot import __version__
 from roofbot.core.provenance import Input
-from roofbot.core.results import Calibration, RecordResult, Report, RoofCheck
+from roofbot.core.results import Calibration, Deciding, RecordResult, Report, RoofCheck
 from roofbot.render.findings import record_fix
 
 
@@ -56,6 +56,13 @@ def check_json(c: RoofCheck) -> dict[str, Any]:
     return out
 
 
+def deciding_json(d: Deciding | None) -> dict[str, str] | None:
+    """The reading a suspect verdict turns on: which input, which value, from where."""
+    if d is None:
+        return None
+    return {"doubt": d.doubt.value, "input": d.input, "value": d.value, "source": d.source}
+
+
 def record_json(r: RecordResult, gotchas: dict[str, str | None]) -> dict[str, Any]:
     binding = r.binding()
     return {
@@ -77,6 +84,7 @@ def record_json(r: RecordResult, gotchas: dict[str, str | None]) -> dict[str, An
         "messages": [m.text for m in r.messages],
         "lacks": list(r.lacks),
         "pinned": r.pinned,
+        "deciding": deciding_json(r.deciding),
         "fix": record_fix(r),
     }
 

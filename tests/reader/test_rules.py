@@ -4,14 +4,16 @@ included. A rule and its evidence can't drift apart."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 
 from roofbot.core.reader.asides import ASIDES
 from roofbot.core.reader.cues import CUES
+from roofbot.core.reader.denials import TRIGGERS, Side, Trigger
 from roofbot.core.reader.reading import Mention, lowered, read_field
-from roofbot.core.reader.rule import Stance
+from roofbot.core.reader.rule import Kind, Stance
 from roofbot.core.reader.vocab import RULES
 
 RULE = {r.name: r for r in RULES}
@@ -129,3 +131,66 @@ def test_two_phrasings_around_one_number_state_it_once() -> None:
     assert [m.rule for m in found] == ["memory-then-bandwidth"]
     both = mentions("concurrency 128 in-flight requests")
     assert [(m.rule, m.value) for m in both] == [("concurrency-n", 128)]
+
+
+@pytest.mark.parametrize("trigger", TRIGGERS, ids=lambda t: f"{t.side.name}:{t.example[:30]}")
+def test_each_denial_trigger_denies_its_term_in_its_real_phrase(trigger: Trigger) -> None:
+    """One line of data per trigger: its own words are found in its phrase, on its side of
+    the term, and the term is denied with certainty."""
+    low = lowered(trigger.example)
+    words = re.search(trigger.words, low)
+    at = trigger.example.index(trigger.term)
+    assert words, f"{trigger.words!r} is not in {trigger.example!r}"
+    found = [m for m in re.finditer(trigger.words, low)]
+    if trigger.side is Side.BEFORE:
+        assert any(w.end() <= at for w in found), "a before-trigger must stand before its term"
+    else:
+        assert any(w.start() >= at for w in found), "an after-trigger must stand after its term"
+    covering = [m for m in mentions(trigger.example) if m.span.start <= at < m.span.end]
+    assert covering, f"no rule reads {trigger.term!r} in {trigger.example!r}"
+    assert {m.stance for m in covering} == {Stance.DENIED}
+
+
+KIND_PHRASES = [("8x H100", Kind.COUNT), ("batch size 64", Kind.BATCH), ("FP8", Kind.PRECISION),
+                ("TP=8", Kind.PARALLELISM), ("MTP", Kind.SPECULATIVE)]  # fmt: skip
+FORMS = ["without {}", "no {}", "{} off", "{}: disabled", "{} was not used", "neither {} nor EAGLE"]
+
+
+@pytest.mark.parametrize(("phrase", "kind"), KIND_PHRASES)
+@pytest.mark.parametrize("form", FORMS)
+def test_a_denial_applies_to_every_input_kind_alike(phrase: str, kind: Kind, form: str) -> None:
+    text = "Run on a node. " + form.format(phrase)
+    mine = [m for m in mentions(text) if m.kind is kind]
+    assert mine and not any(m.affirmed for m in mine), (text, [(m.value, m.stance) for m in mine])
+    assert [m for m in mentions(phrase) if m.kind is kind and m.affirmed]
+
+
+def test_a_denial_is_sure_next_to_it_and_unsure_further_off_in_its_clause() -> None:
+    text = "not under the usual serving stack or MTP"
+    assert _stance_of(text, "MTP") == {Stance.UNSURE}
+    assert _stance_of("not MTP", "MTP") == {Stance.DENIED}
+    unsure = [m for m in mentions(text) if m.stance is Stance.UNSURE]
+    assert unsure and unsure[0].why.startswith("unsure")
+
+
+def test_a_denial_stops_at_a_word_that_starts_another_statement() -> None:
+    assert _stance_of("8x H100 SXM5 with MTP off", "8x") == {Stance.AFFIRMED}
+    assert _stance_of("8x H100 SXM5 with MTP off", "MTP") == {Stance.DENIED}
+    assert _stance_of("no MTP but EAGLE-3", "EAGLE-3") == {Stance.AFFIRMED}
+
+
+def test_a_denial_after_a_colon_denies_the_clause_the_colon_ends() -> None:
+    assert _stance_of("1x L40S, speculative decoding: disabled", "speculative") == {Stance.DENIED}
+    assert _stance_of("1x L40S, speculative decoding: disabled", "1x") == {Stance.AFFIRMED}
+    assert _stance_of("单卡 L40S，MTP：关闭", "MTP") == {Stance.DENIED}
+
+
+def test_a_field_full_of_denials_reads_in_well_under_a_second_each() -> None:
+    """A stranger's 20,000 characters of "MTP, off," (2,000 denials, 2,000 mentions): each
+    mention is weighed against its own clause's denials, not every denial of the field."""
+    import time
+
+    for text in ("MTP, off, " * 2000, "not " * 5000 + "MTP", "8x H100 with " * 1500 + "MTP off"):
+        started = time.perf_counter()
+        mentions(text[:20000])
+        assert time.perf_counter() - started < 2.0

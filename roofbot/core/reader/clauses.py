@@ -1,9 +1,9 @@
 """A text field split into sentences and clauses, by offsets into the field's text.
 
 A sentence ends at a full stop, question or exclamation mark followed by a space, at a
-semicolon, or at a line break. A clause is a part of a sentence between commas, colons,
-dashes used as separators and slashes between spaces: the unit a negation or a number's noun
-belongs to. Brackets do not break a clause: "(MTP) was NOT enabled" denies what it glosses.
+semicolon, or at a line break (or at their full-width forms, "。" and "；"). A clause is a part
+of a sentence between commas, colons, dashes used as separators, slashes between spaces and
+the full-width "，" and "：": the unit a negation or a number's noun belongs to. Brackets do not break a clause: "(MTP) was NOT enabled" denies what it glosses.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ MAX_FIELD = 20_000
 
 _SENTENCE_END = re.compile(
     r"[.!?](?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<!\bapprox\.)(?<!\bcf\.)(?<!\b[Nn]o\.)"
-    r"(?=\s+(?![a-z]))\s+|;\s*|\n+"
+    r"(?=\s+(?![a-z]))\s+|;\s*|\n+|[。；！？]\s*"
 )
-_CLAUSE_BREAK = re.compile(r",\s+|:\s+|\s[-–—]{1,2}\s|\s/\s")
+_CLAUSE_BREAK = re.compile(r",\s+|:\s+|\s[-–—]{1,2}\s|\s/\s|[，：]\s*")
 
 
 @dataclass(frozen=True)

@@ -1,18 +1,13 @@
 """Cues: the words that deny a statement, leave it unstated, or move it to another run.
 
 A mention stands under a cue when the cue's scope covers it and the cue's words are not
-part of the mention itself ("no batching" is a batch of 1, not a denied batch)."""
+part of the mention itself ("no batching" is a batch of 1, not a denied batch). The words of
+denial ("not", "without", "MTP off") are data, one line each, in `denials`."""
 
 from __future__ import annotations
 
+from roofbot.core.reader.denials import AFTER_TERM, BEFORE_TERM
 from roofbot.core.reader.rule import Cue, Scope, Stance, rx
-
-_DONE = r"(?:enabled|used|stated|specified|disclosed|published|given|reported|on|active)\b"
-_STATE = r"(?:all\s+)?(?:unknown|absent|omitted|disabled|off)\b"
-_ALONE = r"\b(?=\s*(?:[,.;)]|$))"
-_NOT_DONE = rf"(?:not|never)\s+{_DONE}"
-_AUX_THEN = rf"\s+(?:{_NOT_DONE}|{_STATE})"
-"""What "not-after" denies with: "was NOT enabled", "were unknown", a bare "disabled"."""
 
 DENIALS: tuple[Cue, ...] = (
     Cue(
@@ -29,44 +24,8 @@ DENIALS: tuple[Cue, ...] = (
         ),
         (("Hardware: 8x H100 SXM5, TP8", "8x"),),
     ),
-    Cue(
-        "not-before",
-        Stance.DENIED,
-        rx(
-            r"(?:not(?<!\wnot)|never|no(?<!\wno)|without|neither|nor(?<!\wnor)|non(?<!\wnon))\b"
-            r"(?!-?\s*(?:only|just)\b)"
-        ),
-        Scope.AHEAD,
-        (
-            ("never names the served numeric format - not FP8, not INT8", "FP8"),
-            ("never names the served numeric format - not FP8, not INT8", "INT8"),
-            ("no explicit fp8/w8a8 flag", "fp8"),
-            ("no explicit fp8/w8a8 flag", "w8a8"),
-            ("Figure is AGGREGATE output tokens/s per GPU, not per-request.", "per-request"),
-            ("run without speculative decoding", "speculative"),
-        ),
-        (
-            ("PER-REQUEST decode throughput at batch 1: -p 0 (no prompt) -n 64", "batch 1"),
-            ("Figure is AGGREGATE output tokens/s per GPU, not per-request.", "AGGREGATE"),
-            ("Single machine, single user, no batching.", "single user"),
-        ),
-    ),
-    Cue(
-        "not-after",
-        Stance.DENIED,
-        rx(
-            rf"was{_AUX_THEN}|were{_AUX_THEN}|is{_AUX_THEN}|are{_AUX_THEN}|been\s+{_NOT_DONE}"
-            rf"|{_NOT_DONE}|unknown{_ALONE}|unstated{_ALONE}|disabled{_ALONE}"
-        ),
-        Scope.BEHIND,
-        (
-            ("Multi-token prediction (MTP) was NOT enabled for this run", "MTP"),
-            ("whether the figures are per-request or aggregate are NOT stated", "aggregate"),
-            ("whether the figures are per-request or aggregate are NOT stated", "per-request"),
-            ("speculative decoding disabled", "speculative"),
-        ),
-        (("TP=8 was used, batch size 64 was not", "TP=8"),),
-    ),
+    BEFORE_TERM,
+    AFTER_TERM,
     Cue(
         "used-instead",
         Stance.DENIED,

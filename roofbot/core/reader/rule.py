@@ -90,6 +90,7 @@ class Stance(Enum):
 
     AFFIRMED = "affirmed for this run"
     DENIED = "denied or left unstated"
+    UNSURE = "perhaps denied: a denial stands in its clause, but not next to it"
     OTHER_RUN = "about another run"
     SET_ASIDE = "not a mention of this input"
 
@@ -110,6 +111,10 @@ class Cue:
     fields: frozenset[str] | None = None
     """The fields the cue is read in; None: every field."""
     cased: bool = False
+    window: int | None = None
+    """A denial's certain reach, in words between it and what it denies; further off in its
+    reach a mention is UNSURE, and the reach ends at a word that starts another statement.
+    None: the whole scope, certain."""
 
 
 def rx(pattern: str, flags: int = 0) -> re.Pattern[str]:
