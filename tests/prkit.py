@@ -210,7 +210,7 @@ def run_roofbot(
         **env_extra,
     }
     if "ROOFBOT_PR_PYTHON" not in os.environ:  # this checkout's roofbot, not an install's
-        env["PYTHONPATH"] = str(ROOT)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (env.get("PYTHONPATH"), str(ROOT)) if p)
     entry = ["-m", "roofbot"]
     if audit is not None:
         entry = [str(Path(__file__).resolve().parent / "hostile" / "audited.py")]
