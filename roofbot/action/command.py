@@ -10,12 +10,10 @@ comment."""
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 from collections.abc import Callable, Mapping
 from typing import TextIO
 
-from roofbot.action.approval import Approval
 from roofbot.action.command_rules import (
     NOT_ALLOWED,
     Command,
@@ -23,6 +21,7 @@ from roofbot.action.command_rules import (
     CommentEvent,
     Ignored,
     Kind,
+    approve_refusal,
     authorize,
     read_event,
     refused_marker,
@@ -88,6 +87,9 @@ def _answer(
     _react(client, event.comment_id, "eyes", out)
     try:
         checked = _check_head(env, client, event, command, out)
+        if checked is None:  # `/roofcheck approve` that names no head, or not the current one
+            _react(client, event.comment_id, "confused", out)
+            return 0
     except GitHubError as e:
         return _give_up(
             client, event, f"could not read pull request #{event.issue_number}: {e}", 1, out
@@ -118,9 +120,19 @@ def _refuse(client: GitHub, event: CommentEvent, out: TextIO) -> None:
 
 def _check_head(
     env: Mapping[str, str], client: GitHub, event: CommentEvent, command: Command, out: TextIO
-) -> Checked:
-    """The check a push runs, on the pull request's current head (as the API tells it)."""
+) -> Checked | None:
+    """The check a push runs, on the pull request's current head (as the API tells it); None
+    when `/roofcheck approve` names no head or another one (the reply says why, nothing runs).
+    An approval is not handed to the check: the check reads it from this comment on GitHub
+    (roofbot.action.approval_lookup), with the commenter's permission asked again."""
     pull = client.get_pull(event.issue_number)
+    if command.kind is Kind.APPROVE:
+        refusal = approve_refusal(command, pull.head_sha)
+        if refusal is not None:
+            A.log(out, f"/roofcheck approve by {event.author_login} approves nothing: "
+                       f"it does not name the head {pull.head_sha[:12]}")  # fmt: skip
+            _reply(client, event.issue_number, refusal, out)
+            return None
     if pull.state != "open":
         A.log(out, f"#{event.issue_number} is {pull.state}: checking its head anyway")
     pr_event = PullEvent(
@@ -133,10 +145,6 @@ def _check_head(
         draft=pull.draft,
     )
     settings = settings_for(env, COMMENT_EVENT, pr_event, sweep=command.kind is Kind.ALL)
-    if command.kind is Kind.APPROVE:  # for this head only: the check records it
-        A.log(out, f"instrument changes of {pull.head_sha[:12]} approved by {event.author_login}")
-        approval = Approval(pull.head_sha, event.author_login)
-        settings = dataclasses.replace(settings, approval=approval)
     return check_pull(settings, env, client, out)
 
 

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from roofbot.action.approval import named_sha, names_head
+
 COMMAND = "/roofcheck"
 REPLY_MARKER = "<!-- roofbot:reply -->"  # not the sticky marker: a reply is never the report
 
@@ -24,13 +26,14 @@ class Kind(Enum):
     RERUN = "rerun"  # `/roofcheck`: the changed records, as on a push
     ALL = "all"  # `/roofcheck all`: every record of the repository at the PR's head
     HELP = "help"
-    APPROVE = "approve"  # `/roofcheck approve`: accept the instrument changes of this head
+    APPROVE = "approve"  # `/roofcheck approve <sha>`: accept the instrument changes of that head
     UNKNOWN = "unknown"  # `/roofcheck something-else`: answered with the help
 
 
 @dataclass(frozen=True)
 class Command:
     kind: Kind
+    sha: str | None = None  # APPROVE: the head SHA (prefix) it names, None: names none
 
 
 @dataclass(frozen=True)
@@ -95,17 +98,20 @@ def read_event(payload: Mapping[str, Any]) -> CommentEvent:
 
 # ------------------------------------------------------------------ what a comment asks
 
-KINDS = {"": Kind.RERUN, "all": Kind.ALL, "help": Kind.HELP, "approve": Kind.APPROVE}
+KINDS = {"": Kind.RERUN, "all": Kind.ALL, "help": Kind.HELP}
 
 
 def parse_command(body: str) -> Command | None:
     """The command on the comment's first line: `/roofcheck`, `/roofcheck all`,
-    `/roofcheck help`; anything else after `/roofcheck` is UNKNOWN. None: not a command (a
+    `/roofcheck help`, `/roofcheck approve <sha>` (the SHA may be missing or malformed: it then
+    approves nothing, and the reply says why); anything else after `/roofcheck` is UNKNOWN. None: not a command (a
     quote `> /roofcheck`, `/roofchecks`, or `/roofcheck` on a later line)."""
     first = body.lstrip("\ufeff").split("\n", 1)[0].strip()
     words = first.split()
     if not words or words[0].lower() != COMMAND:
         return None
+    if len(words) > 1 and words[1].lower() == "approve":
+        return Command(Kind.APPROVE, named_sha(first))
     argument = " ".join(words[1:]).lower()
     return Command(KINDS.get(argument, Kind.UNKNOWN))
 
@@ -190,15 +196,41 @@ HELP = (
     "| `/roofcheck all` | checks every benchmark record of the repository at this pull "
     "request's head; the `roofcheck` status then covers all of them (`/roofcheck` goes back "
     "to the changed records) |\n"
-    "| `/roofcheck approve` | accepts the changes this pull request makes to the instrument "
-    "(catalogue records, pins) for its current head only: a new push needs a new approval; "
-    "the comment says who approved |\n"
+    "| `/roofcheck approve <sha>` | accepts the changes this pull request makes to the "
+    "instrument (catalogue records, pins) for the head `<sha>` names (its first 7 or more "
+    "hex digits; it must be the current head) into the current base branch: a new push, or a "
+    "new base branch, needs a new approval; the comment says who approved |\n"
     "| `/roofcheck help` | this message |\n\n"
     f"{WHO_MAY_RUN}\n"
 )
 UNKNOWN = HELP.replace(
     "**roofbot commands**", "`/roofcheck` does not know that argument. **roofbot commands**", 1
 )
+
+
+APPROVE_NAMES_NO_HEAD = (
+    f"{REPLY_MARKER}\n"
+    "Nothing was approved: `/roofcheck approve` must name the head it approves, as "
+    "`/roofcheck approve <sha>` with the first 7 or more hex digits of the pull request's head "
+    "commit, so that a push made after the comment is never approved by it. The head is now "
+    "`{head}`.\n"
+)
+APPROVE_STALE = (
+    f"{REPLY_MARKER}\n"
+    "Nothing was approved: the SHA in `/roofcheck approve` does not name this pull request's "
+    "head, which is now `{head}` (a push came after the commit you reviewed, or the SHA is "
+    "mistyped). Review the head, then approve it by its SHA.\n"
+)
+
+
+def approve_refusal(command: Command, head_sha: str) -> str | None:
+    """The fixed reply (with the head's SHA, from GitHub) when `/roofcheck approve` names no
+    commit or not the current head; None: it names the head."""
+    if command.sha is None:
+        return APPROVE_NAMES_NO_HEAD.format(head=head_sha[:12])
+    if not names_head(command.sha, head_sha):
+        return APPROVE_STALE.format(head=head_sha[:12])
+    return None
 
 
 def reply_for(command: Command) -> str | None:

@@ -7,8 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal, TextIO
 
-from roofbot.action.approval import Approval
-from roofbot.action.approval import parse as parse_approval
+from roofbot.action.approval_lookup import find_approval
 from roofbot.action.chart import NO_CHART
 from roofbot.action.evaluate import Outcome, evaluate
 from roofbot.action.event import UsageError
@@ -30,7 +29,6 @@ from roofbot.adapters.github.protocol import GitHub
 from roofbot.adapters.repo import load_config_text
 from roofbot.core.config import ConfigError
 from roofbot.core.results import Verdict
-from roofbot.render.markdown.context import MARKER
 
 
 def make_client(env: Mapping[str, str]) -> GitHubClient:
@@ -100,7 +98,7 @@ def _run(
             )
             inputs = gather_api(s, client, base_cfg, out)
         A.log(out, f"changed files from {inputs.source}: {len(inputs.files)}")
-        outcome = evaluate(s, inputs, lambda: _recorded_approval(client, s, out))
+        outcome = evaluate(s, inputs, lambda: find_approval(client, s, out))
         if outcome.report is not None and any(m.text == NO_CHART for m in outcome.report.messages):
             A.log(out, NO_CHART)
         if not dry_run and client is not None:
@@ -146,17 +144,3 @@ def _run(
         post_comment(client, s, outcome, env, out)
     A.log(out, f"{outcome.state}: {outcome.description}")
     return (0 if outcome.state == "success" else 1), outcome, ""
-
-
-def _recorded_approval(client: GitHub | None, s: Settings, out: TextIO) -> Approval | None:
-    """The approval in roofbot's own sticky comment (roofbot.action.approval), if any."""
-
-    number = s.event.approval_pull or s.event.number
-    if client is None or number <= 0:
-        return None
-    try:
-        comment = client.find_sticky_comment(number, MARKER)
-    except GitHubError as e:
-        A.log(out, f"could not read the sticky comment for an approval: {e}")
-        return None
-    return parse_approval(comment.body) if comment is not None else None
