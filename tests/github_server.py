@@ -1559,15 +1559,21 @@ class FakeGitHub:
             body["encoding"] = "base64" if inline else "none"
         return body
 
-
     # -------------------------------------------------- a pull request's history: issue events
     # (REST description: "List issue events" GET /repos/{owner}/{repo}/issues/{n}/events answers
     # [{id, node_id, url, actor, event, commit_id, commit_url, created_at,
     # performed_via_github_app}]; changing a pull request's base records `base_ref_changed`,
     # which the issue-events API lists and the timeline API does not)
 
-    def retarget(self, number: int, base_ref: str, base_sha: str, *, at: str | None = None,
-                 actor: str = "octocat") -> None:
+    def retarget(
+        self,
+        number: int,
+        base_ref: str,
+        base_sha: str,
+        *,
+        at: str | None = None,
+        actor: str = "octocat",
+    ) -> None:
         """Change pull request ``number``'s base branch, as the web UI does: the pull request
         now targets ``base_ref`` at ``base_sha``, and a ``base_ref_changed`` event is recorded
         (at ``at``, an ISO time, default now)."""
