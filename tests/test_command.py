@@ -6,7 +6,6 @@ comment by the fork author of the PR in the same sample set) against the loopbac
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from prkit import (
     PR,
     Pull,
     comment_event,
+    drop_head,
     git,
     make_pull,
     run_roofbot,
@@ -326,7 +326,7 @@ def test_api_mode_when_the_head_was_not_fetched(tmp_path: Path, gh: FakeGitHub) 
     from github_server import FileState
 
     pull, cid = _setup(tmp_path, gh)
-    shutil.rmtree(pull.repo / ".git")
+    drop_head(pull)  # API mode: the base with its history, not the head
     gh.set_files(PR, [FileState(MPT)])
     gh.add_file(MPT, violating_copy(57.6).encode(), ref=pull.base)  # the base's record
     gh.add_file(MPT, violating_copy().encode(), ref=pull.head)

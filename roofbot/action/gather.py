@@ -17,8 +17,8 @@ from roofbot.adapters.github.models import MAX_COMPARE_FILES
 from roofbot.adapters.github.protocol import GitHub
 from roofbot.adapters.jsonfile import MAX_BYTES
 from roofbot.adapters.overlay import OverlayTree
-from roofbot.adapters.repo import MAX_CONFIG_BYTES
-from roofbot.adapters.tree import FolderTree, Tree, TreeError
+from roofbot.adapters.repo import MAX_CONFIG_BYTES, load_config_text
+from roofbot.adapters.tree import Tree, TreeError
 from roofbot.core.changes import FileChange, catalogue_kind, matches_any
 from roofbot.core.config import Config
 
@@ -78,15 +78,16 @@ def gather_git(s: Settings) -> Gathered:
     )
 
 
-def gather_api(s: Settings, client: GitHub, base_cfg: Config, out: TextIO) -> Gathered:
+def gather_api(s: Settings, client: GitHub, base: GitTree, out: TextIO) -> Gathered:
     """The change read through the API, pinned to the event's SHAs (roofbot.action.head_files): the
-    comparison base...head, modes from the head's git tree, blobs by SHA."""
+    comparison base...head, modes from the head's git tree, blobs by SHA. The base is `base`,
+    the base commit read from the workspace's git objects, never the checked-out folder (on
+    `pull_request` that is the merge commit, which already holds the PR's edits; on
+    `issue_comment` the default branch, not the PR's base)."""
 
-    base_tree = FolderTree(s.workspace)
-    cfg_file = s.workspace / s.config_path
-    base_text = (
-        cfg_file.read_text("utf-8") if cfg_file.is_file() and not cfg_file.is_symlink() else None
-    )
+    base_tree: Tree = base
+    base_text = base.text(s.config_path)
+    base_cfg = load_config_text(base_text)
     files: list[FileChange] = []
     overlay: dict[str, bytes | None] = {}
     reasons: dict[str, str] = {}

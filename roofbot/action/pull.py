@@ -26,7 +26,6 @@ from roofbot.adapters.git_tree import GitTree
 from roofbot.adapters.github.client import GitHubClient
 from roofbot.adapters.github.errors import GitHubError
 from roofbot.adapters.github.protocol import GitHub
-from roofbot.adapters.repo import load_config_text
 from roofbot.core.config import ConfigError
 from roofbot.core.results import Verdict
 
@@ -38,6 +37,22 @@ def make_client(env: Mapping[str, str]) -> GitHubClient:
         return GitHubClient.from_env(env)
     except GitHubError as e:
         raise UsageError(str(e)) from None
+
+
+NO_BASE_STATUS = "the base commit is not in the workspace: roofbot can't check (see the job log)"
+
+
+def no_base(base_sha: str) -> str:
+    """Why API mode refuses to run: it reads the base's configuration and catalogue at the
+    base commit, and that commit is not in the workspace's git objects."""
+    return (
+        f"the pull request's head is not in the workspace (API mode), and neither is its base "
+        f"commit {base_sha[:12]}: roofbot reads the base's configuration and catalogue at that "
+        "commit, never from the checked-out folder (on pull_request it is the merge commit, "
+        "which already holds the pull request's edits; on issue_comment it is the default "
+        "branch). Check out the base with fetch-depth: 0 (or fetch the base commit) in the "
+        "workflow. Nothing was checked."
+    )
 
 
 @dataclass(frozen=True)
@@ -90,13 +105,17 @@ def _run(
                     out, "the PR's commits are not in the workspace and --dry-run makes no API call"
                 )
                 return 2, None, "the pull request's commits are not in the workspace"
-            cfg_file = s.workspace / s.config_path
-            base_cfg = load_config_text(
-                cfg_file.read_text("utf-8")
-                if cfg_file.is_file() and not cfg_file.is_symlink()
-                else None
-            )
-            inputs = gather_api(s, client, base_cfg, out)
+            if not has_commit(s.workspace, s.event.base_sha):
+                A.log(out, no_base(s.event.base_sha))
+                write_unfinished(env, "the base commit is not in the workspace",
+                                 no_base(s.event.base_sha))  # fmt: skip
+                return 2, None, NO_BASE_STATUS
+            base = GitTree(s.workspace, s.event.base_sha)
+            try:
+                inputs = gather_api(s, client, base, out)
+            except BaseException:
+                base.close()
+                raise
         A.log(out, f"changed files from {inputs.source}: {len(inputs.files)}")
         outcome = evaluate(s, inputs, lambda: find_approval(client, s, out))
         if outcome.report is not None and any(m.text == NO_CHART for m in outcome.report.messages):
