@@ -413,6 +413,7 @@ class FakeGitHub:
         self._trees: dict[str, tuple[str, str]] = {}  # a tree's SHA -> (ref, folder)
         self.permissions: dict[str, dict[str, Any]] = {}
         self.issue_events: dict[int, list[dict[str, Any]]] = {}  # number -> its events (retarget)
+        self.tree_entry_limit = 100_000  # a tree with more entries comes back truncated
         self.read_only = False
         self.raw_chunked = False  # send raw blobs/contents chunked, without Content-Length
         self.faults: list[Fault] = []
@@ -1407,11 +1408,13 @@ class FakeGitHub:
                 "size": len(self.blobs[blob]),
                 "url": f"{self.repo_url}/git/blobs/{blob}",
             }
+        items = [entries[k] for k in sorted(entries)]
+        truncated = len(items) > self.tree_entry_limit  # GitHub: 100,000 entries (or 7 MB)
         body = {
             "sha": self._tree_sha(ref, folder),
             "url": f"{self.repo_url}/git/trees/{sha}",
-            "tree": [entries[k] for k in sorted(entries)],
-            "truncated": False,
+            "tree": items[: self.tree_entry_limit],
+            "truncated": truncated,
         }
         return Response(200, body)
 

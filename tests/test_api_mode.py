@@ -128,3 +128,41 @@ def test_a_rerun_in_api_mode_reads_the_prs_base_branch_config(
     assert "changed files from api: 1" in run.stdout
     final = gh.statuses[pull.head][-1]
     assert (final["context"], final["state"]) == ("roofcheck/release", "failure")
+
+
+def _many_files_pull(tmp: Path, gh: FakeGitHub) -> Pull:
+    """300 filler files that sort before the records, and one violating record: the
+    comparison lists the 300 fillers only."""
+    fillers: dict[str, str | bytes | None] = {
+        f"aaa-filler/{i:03d}.txt": f"filler {i}\n" for i in range(300)
+    }
+    pull = make_pull(tmp, {**fillers, BAD: violation()})
+    for sha in (pull.base, pull.head):
+        mirror(gh, pull.repo, sha)
+    drop_head(pull)
+    gh.add_pull(PR, head_sha=pull.head, base_sha=pull.base)
+    return pull
+
+
+def test_past_the_300_files_a_comparison_lists_the_trees_are_diffed(
+    tmp_path: Path, gh: FakeGitHub
+) -> None:
+    pull = _many_files_pull(tmp_path, gh)
+    run = run_roofbot(tmp_path, pull.repo, gh, "pull_request_target",
+                      _pull_request_event(pull, gh))  # fmt: skip
+    assert run.code == 1, run.stdout
+    assert "301 changed files read from the two commits' trees" in run.stdout
+    assert _states(gh, pull.head) == ["pending", "failure"]
+    assert "new-violation" in gh.comments_on(PR)[0].body
+    assert gh.count("GET", r"/git/trees/[0-9a-f]+$") >= 2  # the merge base's and the head's
+
+
+def test_a_truncated_tree_fails_closed(tmp_path: Path, gh: FakeGitHub) -> None:
+    pull = _many_files_pull(tmp_path, gh)
+    gh.tree_entry_limit = 200  # as GitHub truncates a tree past 100,000 entries
+    run = run_roofbot(tmp_path, pull.repo, gh, "pull_request_target",
+                      _pull_request_event(pull, gh))  # fmt: skip
+    assert run.code == 1, run.stdout
+    assert _states(gh, pull.head) == ["pending", "error"]
+    assert "too many changed files" in gh.statuses[pull.head][-1]["description"]
+    assert "fetch the pull request's head" in run.stdout

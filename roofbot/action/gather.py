@@ -10,6 +10,7 @@ from typing import Literal, TextIO
 
 from roofbot.action.head_files import read_head
 from roofbot.action.settings import MAX_API_FILES, Settings
+from roofbot.action.tree_diff import tree_changes
 from roofbot.adapters import actions as A
 from roofbot.adapters.git import changed_files
 from roofbot.adapters.git_tree import GitTree
@@ -98,12 +99,10 @@ def gather_api(s: Settings, client: GitHub, base: GitTree, out: TextIO) -> Gathe
     for pf in listed:
         status = status_map.get(pf.status, "modified")
         files.append(FileChange(status, pf.filename, pf.previous_filename))  # type: ignore[arg-type]
-    if full:
-        notes.append(
-            f"GitHub lists at most {MAX_COMPARE_FILES} changed files of a comparison: files past "
-            "that were not seen. Fetch the pull request's head in the workflow (git mode) to "
-            "check them all."
-        )
+    if full:  # the comparison's list stops at 300: the two commits' trees say what changed
+        files = tree_changes(client, s.event.base_sha, s.event.head_sha)
+        A.log(out, f"the comparison lists {MAX_COMPARE_FILES} files, GitHub's maximum: "
+                   f"{len(files)} changed files read from the two commits' trees")  # fmt: skip
     relevant = [f for f in files if is_relevant(f.path, base_cfg, s.config_path)]
     wanted: list[str] = []
     skipped = 0

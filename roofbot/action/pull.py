@@ -20,6 +20,7 @@ from roofbot.action.publish import (
     write_unfinished,
 )
 from roofbot.action.settings import Settings, report_file
+from roofbot.action.tree_diff import ListingIncomplete
 from roofbot.adapters import actions as A
 from roofbot.adapters.git import GitError, has_commit
 from roofbot.adapters.git_tree import GitTree
@@ -130,6 +131,10 @@ def _run(
         A.log(out, f"could not read the pull request from GitHub: {e}")
         write_unfinished(env, "GitHub did not answer", str(e))
         return 1, None, f"GitHub did not answer ({type(e).__name__}); rerun with /roofcheck"
+    except ListingIncomplete as e:
+        A.log(out, f"{e}: fetch the pull request's head in the workflow (git mode)")
+        write_unfinished(env, "the change could not be listed", str(e))
+        return 1, None, "too many changed files to list through the API: fetch the PR head"
     except GitError as e:
         A.log(out, f"could not read the pull request from git: {e}")
         write_unfinished(env, "git failed", str(e))
