@@ -104,10 +104,12 @@ def test_approve_must_name_the_current_head(tmp_path: Path, gh: FakeGitHub) -> N
     assert _final(gh, pull.head)["description"] == HELD
     # a bare approve approves nothing, and the reply says why (and which head to name)
     run, bare = _say(tmp_path, gh, pull, "/roofcheck approve")
-    assert run.code == 0, run.stdout
+    assert run.code == 1, run.stdout  # held, as before
     assert "must name the head" in _replies(gh)[-1] and pull.head[:12] in _replies(gh)[-1]
     assert _reactions(gh, bare.id) == ["eyes", "confused"]
-    assert [s["state"] for s in gh.statuses[pull.head]] == ["pending", "failure"]  # no rerun
+    # the head is checked again (a command in the PR's concurrency group always sets a status)
+    assert [s["state"] for s in gh.statuses[pull.head]] == ["pending", "failure"] * 2
+    assert _final(gh, pull.head)["description"] == HELD
     # the author pushed after the maintainer reviewed: the reviewed SHA is stale
     reviewed = pull.base  # any commit that is not the head
     run, stale = _say(tmp_path, gh, pull, f"/roofcheck approve {reviewed[:10]}")

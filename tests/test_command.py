@@ -418,10 +418,16 @@ def test_a_member_or_collaborator_without_write_can_not_rerun(
     payload["comment"]["user"]["login"] = "reader"
     payload["comment"]["author_association"] = association
     run = _comment(tmp_path, gh, pull, payload)
-    assert run.code == 0
     assert gh.count("GET", r"/collaborators/reader/permission$") == 1
-    assert pull.head not in gh.statuses and _bot_comments(gh, STICKY) == []
     assert f"not run: permission {role}" in run.stdout
+    replies = [c.body for c in _bot_comments(gh, REPLY_MARKER)]
+    assert len(replies) == 1 and replies[0].startswith(NOT_ALLOWED)
+    # their job ran in the PR's concurrency group, where it may have replaced the queued check
+    # of a new head: the head is checked as a push checks it (not swept, nothing approved)
+    assert run.code == 1 and "replaced a queued check" in run.stdout
+    assert [s["state"] for s in gh.statuses[pull.head]] == ["pending", "failure"]
+    assert not gh.statuses[pull.head][-1]["description"].startswith("all records")
+    assert _reactions(gh, cid) == []
 
 
 def test_a_stranger_gets_one_reply_per_pull_request(tmp_path: Path, gh: FakeGitHub) -> None:

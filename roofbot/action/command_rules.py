@@ -183,6 +183,21 @@ def authorize(association: str | None, permission: Callable[[], str]) -> Authori
     return Authorization(level in WRITERS, f"permission {level}")
 
 
+#: The associations the example workflow lets start a job in the pull request's concurrency
+#: group before roofbot can ask their permission (docs/workflows.md, concurrency).
+GROUPED = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
+#: The commands that check the head (the workflow gives every other comment a group of its own).
+CHECKS = frozenset({Kind.RERUN, Kind.ALL, Kind.APPROVE})
+
+
+def takes_a_checks_place(association: str | None, command: Command) -> bool:
+    """Whether a refused command must still check the head as a push does: its job ran in the
+    pull request's concurrency group, where GitHub cancels the pending run when a newer one
+    queues, so it may have replaced the queued check of a new head; ending without a status
+    would leave that head's required check waiting forever. It approves and sweeps nothing."""
+    return association in GROUPED and command.kind in CHECKS
+
+
 # ------------------------------------------------------------------ help
 
 HELP = (
@@ -213,13 +228,14 @@ APPROVE_NAMES_NO_HEAD = (
     "Nothing was approved: `/roofcheck approve` must name the head it approves, as "
     "`/roofcheck approve <sha>` with the first 7 or more hex digits of the pull request's head "
     "commit, so that a push made after the comment is never approved by it. The head is now "
-    "`{head}`.\n"
+    "`{head}`; it was checked again without an approval.\n"
 )
 APPROVE_STALE = (
     f"{REPLY_MARKER}\n"
     "Nothing was approved: the SHA in `/roofcheck approve` does not name this pull request's "
     "head, which is now `{head}` (a push came after the commit you reviewed, or the SHA is "
-    "mistyped). Review the head, then approve it by its SHA.\n"
+    "mistyped). Review the head, then approve it by its SHA. The head was checked again "
+    "without an approval.\n"
 )
 
 
