@@ -25,8 +25,7 @@ from prkit import (
     sample,
 )
 
-from roofbot.action.approval import named_sha, names_head
-from roofbot.action.command_rules import REPLY_MARKER, Kind, parse_command
+from roofbot.action.command_rules import REPLY_MARKER, Kind, named_sha, names_head, parse_command
 from roofbot.render.markdown.context import MARKER
 
 RTX4090 = "data/accelerators/nvidia-rtx-4090.json"
@@ -102,6 +101,8 @@ def test_approve_must_name_the_current_head(tmp_path: Path, gh: FakeGitHub) -> N
     gh.set_permission("maint", "maintain")
     _synchronize(tmp_path, gh, pull)
     assert _final(gh, pull.head)["description"] == HELD
+    (sticky,) = [c.body for c in gh.comments_on(PR) if c.body.startswith(MARKER)]
+    assert f"`/roofcheck approve {pull.head[:12]}`" in sticky  # the command to copy names the head
     # a bare approve approves nothing, and the reply says why (and which head to name)
     run, bare = _say(tmp_path, gh, pull, "/roofcheck approve")
     assert run.code == 1, run.stdout  # held, as before

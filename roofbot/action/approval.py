@@ -16,42 +16,18 @@ no more trustworthy than any other workflow's)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from roofbot.action.command_rules import named_sha, names_head
 from roofbot.adapters.github.models import Comment
-
-COMMAND = "/roofcheck"
-VERB = "approve"
-MIN_DIGITS = 7
-SHA_PREFIX = re.compile(r"[0-9a-fA-F]{7,64}")
 
 
 @dataclass(frozen=True)
 class Approval:
     sha: str  # the head SHA the approval names (in full)
     by: str  # the maintainer's login
-
-
-def named_sha(body: str) -> str | None:
-    """The SHA (prefix) a `/roofcheck approve <sha>` comment names, lower case; None when its
-    first line is not that command with a SHA of 7 to 64 hex digits."""
-    first = body.lstrip("\ufeff").split("\n", 1)[0].strip()
-    words = first.split()
-    if len(words) != 3 or words[0].lower() != COMMAND or words[1].lower() != VERB:
-        return None
-    return words[2].lower() if SHA_PREFIX.fullmatch(words[2]) else None
-
-
-def names_head(prefix: str | None, head_sha: str) -> bool:
-    """Whether `prefix` (7+ hex digits) names `head_sha`."""
-    return (
-        prefix is not None
-        and len(prefix) >= MIN_DIGITS
-        and head_sha.lower().startswith(prefix.lower())
-    )
 
 
 def is_person(comment: Comment) -> bool:

@@ -7,12 +7,11 @@ is ever echoed: replies are fixed text. roofbot/action/command.py runs what thes
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
-
-from roofbot.action.approval import named_sha, names_head
 
 COMMAND = "/roofcheck"
 REPLY_MARKER = "<!-- roofbot:reply -->"  # not the sticky marker: a reply is never the report
@@ -94,6 +93,32 @@ def read_event(payload: Mapping[str, Any]) -> CommentEvent:
         )
     except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise CommandError(f"the event payload is not an issue_comment event: {e!r}") from None
+
+
+# ------------------------------------------------------------------ the SHA an approval names
+
+VERB = "approve"
+MIN_DIGITS = 7
+SHA_PREFIX = re.compile(r"[0-9a-fA-F]{7,64}")
+
+
+def named_sha(body: str) -> str | None:
+    """The SHA (prefix) a `/roofcheck approve <sha>` comment names, lower case; None when its
+    first line is not that command with a SHA of 7 to 64 hex digits."""
+    first = body.lstrip("\ufeff").split("\n", 1)[0].strip()
+    words = first.split()
+    if len(words) != 3 or words[0].lower() != COMMAND or words[1].lower() != VERB:
+        return None
+    return words[2].lower() if SHA_PREFIX.fullmatch(words[2]) else None
+
+
+def names_head(prefix: str | None, head_sha: str) -> bool:
+    """Whether `prefix` (7+ hex digits) names `head_sha`."""
+    return (
+        prefix is not None
+        and len(prefix) >= MIN_DIGITS
+        and head_sha.lower().startswith(prefix.lower())
+    )
 
 
 # ------------------------------------------------------------------ what a comment asks

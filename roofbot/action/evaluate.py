@@ -196,7 +196,11 @@ def _context(
         "template": s.template,
         "title": s.title,
         "chart_url": f"{s.summary_url}#artifacts" if chart and s.summary_url else None,
-        "extra": {"instrument": view(review, approval) if review is not None else None},
+        "extra": {  # `head`: the SHA a maintainer's `/roofcheck approve` must name
+            "instrument": {**view(review, approval), "head": s.event.head_sha}
+            if review is not None
+            else None
+        },
     }
 
 
