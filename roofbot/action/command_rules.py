@@ -128,9 +128,10 @@ KINDS = {"": Kind.RERUN, "all": Kind.ALL, "help": Kind.HELP}
 
 def parse_command(body: str) -> Command | None:
     """The command on the comment's first line: `/roofcheck`, `/roofcheck all`,
-    `/roofcheck help`, `/roofcheck approve <sha>` (the SHA may be missing or malformed: it then
-    approves nothing, and the reply says why); anything else after `/roofcheck` is UNKNOWN. None: not a command (a
-    quote `> /roofcheck`, `/roofchecks`, or `/roofcheck` on a later line)."""
+    `/roofcheck help`, `/roofcheck approve <sha>` (the SHA may be missing or malformed: it
+    then approves nothing, and the reply says why); anything else after `/roofcheck` is
+    UNKNOWN. None: not a command (a quote `> /roofcheck`, `/roofchecks`, or `/roofcheck` on a
+    later line)."""
     first = body.lstrip("\ufeff").split("\n", 1)[0].strip()
     words = first.split()
     if not words or words[0].lower() != COMMAND:
