@@ -412,6 +412,8 @@ class FakeGitHub:
         self.modes: dict[tuple[str, str], str] = {}  # (ref, path) -> git mode; absent: 100644
         self._trees: dict[str, tuple[str, str]] = {}  # a tree's SHA -> (ref, folder)
         self.permissions: dict[str, dict[str, Any]] = {}
+        self.issue_events: dict[int, list[dict[str, Any]]] = {}  # number -> its events (retarget)
+        self.tree_entry_limit = 100_000  # a tree with more entries comes back truncated
         self.read_only = False
         self.raw_chunked = False  # send raw blobs/contents chunked, without Content-Length
         self.faults: list[Fault] = []
@@ -1034,6 +1036,7 @@ class FakeGitHub:
             ("GET", r"/git/trees/([^/]+)", self._get_tree),
             ("GET", r"/compare/([^/]+)\.\.\.([^/]+)", self._compare),
             ("GET", r"/contents/?(.*)", self._get_contents),
+            *self._history_routes(),
         ]
 
     def _paginate(
@@ -1405,11 +1408,13 @@ class FakeGitHub:
                 "size": len(self.blobs[blob]),
                 "url": f"{self.repo_url}/git/blobs/{blob}",
             }
+        items = [entries[k] for k in sorted(entries)]
+        truncated = len(items) > self.tree_entry_limit  # GitHub: 100,000 entries (or 7 MB)
         body = {
             "sha": self._tree_sha(ref, folder),
             "url": f"{self.repo_url}/git/trees/{sha}",
-            "tree": [entries[k] for k in sorted(entries)],
-            "truncated": False,
+            "tree": items[: self.tree_entry_limit],
+            "truncated": truncated,
         }
         return Response(200, body)
 
@@ -1556,6 +1561,54 @@ class FakeGitHub:
             body["content"] = _b64_lines(data) if inline else ""
             body["encoding"] = "base64" if inline else "none"
         return body
+
+    # -------------------------------------------------- a pull request's history: issue events
+    # (REST description: "List issue events" GET /repos/{owner}/{repo}/issues/{n}/events answers
+    # [{id, node_id, url, actor, event, commit_id, commit_url, created_at,
+    # performed_via_github_app}]; changing a pull request's base records `base_ref_changed`,
+    # which the issue-events API lists and the timeline API does not)
+
+    def retarget(
+        self,
+        number: int,
+        base_ref: str,
+        base_sha: str,
+        *,
+        at: str | None = None,
+        actor: str = "octocat",
+    ) -> None:
+        """Change pull request ``number``'s base branch, as the web UI does: the pull request
+        now targets ``base_ref`` at ``base_sha``, and a ``base_ref_changed`` event is recorded
+        (at ``at``, an ISO time, default now)."""
+        with self.lock:
+            pull = self.pulls[number]
+            pull.base_ref, pull.base_sha = base_ref, base_sha
+            self.issue_events.setdefault(number, []).append(
+                {"event": "base_ref_changed", "actor": actor, "created_at": at or _now()}
+            )
+
+    def _issue_event_json(self, number: int, index: int, e: dict[str, Any]) -> dict[str, Any]:
+        eid = 9_000_000_000 + number * 1000 + index
+        return {
+            "id": eid,
+            "node_id": _node_id("BaseRefChangedEvent", eid),
+            "url": f"{self.repo_url}/issues/events/{eid}",
+            "actor": self.user(e["actor"]),
+            "event": e["event"],
+            "commit_id": None,
+            "commit_url": None,
+            "created_at": e["created_at"],
+            "performed_via_github_app": None,
+        }
+
+    def _list_issue_events(self, number: str, *, query: dict[str, str], **_: Any) -> Response:
+        self._issue_exists(int(number))
+        events = self.issue_events.get(int(number), [])
+        page, headers = self._paginate(list(enumerate(events)), f"/issues/{number}/events", query)
+        return Response(200, [self._issue_event_json(int(number), i, e) for i, e in page], headers)
+
+    def _history_routes(self) -> list[tuple[str, str, Callable[..., Response]]]:
+        return [("GET", r"/issues/(\d+)/events", self._list_issue_events)]
 
 
 # ------------------------------------------------------------------------------------ plumbing

@@ -103,6 +103,29 @@ def make_pull(
     return Pull(repo, base, head)
 
 
+def drop_head(pull: Pull) -> None:
+    """The workspace as the example workflows leave it when the PR head could not be fetched:
+    the base branch checked out with its history, the PR's commits absent (API mode)."""
+    git(pull.repo, "branch", "-D", "-q", "pr")
+    git(pull.repo, "reflog", "expire", "--expire=now", "--all")
+    git(pull.repo, "gc", "-q", "--prune=now")
+
+
+def mirror(gh: FakeGitHub, repo: Path, sha: str) -> None:
+    """Serve every file of commit `sha` of `repo` from the loopback GitHub (its comparisons,
+    trees, blobs and contents at that SHA), as github.com serves a pushed commit."""
+    listing = git(repo, "ls-tree", "-r", "-z", "--full-tree", sha)
+    for entry in filter(None, listing.split("\0")):
+        meta, path = entry.split("\t", 1)
+        mode, _, blob = meta.split(" ")
+        data = subprocess.run(["git", "cat-file", "blob", blob], cwd=repo, check=True,
+                              capture_output=True).stdout  # fmt: skip
+        if mode == "120000":
+            gh.add_link(path, data.decode("utf-8"), ref=sha)
+        else:
+            gh.add_file(path, data, ref=sha)
+
+
 def _write(repo: Path, path: str, data: str | bytes | None) -> None:
     target = repo / path
     if data is None:

@@ -6,7 +6,6 @@ comment by the fork author of the PR in the same sample set) against the loopbac
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from prkit import (
     PR,
     Pull,
     comment_event,
+    drop_head,
     git,
     make_pull,
     run_roofbot,
@@ -326,7 +326,7 @@ def test_api_mode_when_the_head_was_not_fetched(tmp_path: Path, gh: FakeGitHub) 
     from github_server import FileState
 
     pull, cid = _setup(tmp_path, gh)
-    shutil.rmtree(pull.repo / ".git")
+    drop_head(pull)  # API mode: the base with its history, not the head
     gh.set_files(PR, [FileState(MPT)])
     gh.add_file(MPT, violating_copy(57.6).encode(), ref=pull.base)  # the base's record
     gh.add_file(MPT, violating_copy().encode(), ref=pull.head)
@@ -418,10 +418,16 @@ def test_a_member_or_collaborator_without_write_can_not_rerun(
     payload["comment"]["user"]["login"] = "reader"
     payload["comment"]["author_association"] = association
     run = _comment(tmp_path, gh, pull, payload)
-    assert run.code == 0
     assert gh.count("GET", r"/collaborators/reader/permission$") == 1
-    assert pull.head not in gh.statuses and _bot_comments(gh, STICKY) == []
     assert f"not run: permission {role}" in run.stdout
+    replies = [c.body for c in _bot_comments(gh, REPLY_MARKER)]
+    assert len(replies) == 1 and replies[0].startswith(NOT_ALLOWED)
+    # their job ran in the PR's concurrency group, where it may have replaced the queued check
+    # of a new head: the head is checked as a push checks it (not swept, nothing approved)
+    assert run.code == 1 and "replaced a queued check" in run.stdout
+    assert [s["state"] for s in gh.statuses[pull.head]] == ["pending", "failure"]
+    assert not gh.statuses[pull.head][-1]["description"].startswith("all records")
+    assert _reactions(gh, cid) == []
 
 
 def test_a_stranger_gets_one_reply_per_pull_request(tmp_path: Path, gh: FakeGitHub) -> None:

@@ -6,13 +6,12 @@ GitHub, which serves the comparison, the git tree and the blobs as GitHub's REST
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from github_server import FakeGitHub, FileState
-from prkit import FIXTURES, PR, make_pull, run_action
+from prkit import FIXTURES, PR, drop_head, make_pull, run_action
 
 SOURCE = "data/benchmarks/llamacpp-rx7900xtx-gfx1100-qwen3-27b-q4-batch1-decode-tok-s.json"
 BAD = "data/benchmarks/x-bad.json"
@@ -42,7 +41,7 @@ def test_the_listing_is_the_event_heads_not_the_prs_current_one(
 ) -> None:
     s1 = {BAD: _record("x-bad", 3.0), GOOD: _record("y-good")}  # X at 129% of its roof
     pull = make_pull(tmp_path, {p: d.decode() for p, d in s1.items()})
-    shutil.rmtree(pull.repo / ".git")  # API mode
+    drop_head(pull)  # API mode: the base with its history, not the head
     s2 = "5" * 40  # the PR's head by now: X was dropped
     gh.add_commit_files(pull.head, s1)
     gh.add_commit_files(s2, {GOOD: s1[GOOD]})
@@ -59,7 +58,7 @@ def test_the_listing_is_the_event_heads_not_the_prs_current_one(
 def test_a_link_is_never_followed_in_api_mode(tmp_path: Path, gh: FakeGitHub) -> None:
     files = {GOOD: _record("y-good"), BAD: _record("x-bad", 3.0)}
     pull = make_pull(tmp_path, {p: d.decode() for p, d in files.items()})
-    shutil.rmtree(pull.repo / ".git")
+    drop_head(pull)  # API mode: the base with its history, not the head
     gh.add_commit_files(pull.head, files)
     gh.add_link(LINK, "y-good.json", ref=pull.head)  # the contents API would follow it
     gh.add_pull(PR, head_sha=pull.head, base_sha=pull.base)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from github_server import FakeGitHub
-from prkit import FIXTURES, PR, git, make_pull, run_action
+from prkit import FIXTURES, PR, drop_head, git, make_pull, run_action
 
 from roofbot.render.markdown.context import MARKER
 
@@ -151,7 +151,7 @@ def test_a_file_name_logged_when_its_fetch_fails_is_neutralised(
     name = "data/benchmarks/x ##[stop-commands]pwnd.json"
     data = _record("x ##[stop-commands]pwnd")
     pull = make_pull(tmp_path, {name: data})
-    shutil.rmtree(pull.repo / ".git")  # API mode
+    drop_head(pull)  # API mode: the base with its history, not the head
     gh.add_pull(PR, head_sha=pull.head, base_sha=pull.base, files=[FileState(name, "added")])
     gh.add_file(name, data.encode(), ref=pull.head)
     for route in (r"/git/blobs/", r"/contents/"):  # whichever way the file is read, it fails

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from github_server import FakeGitHub
-from prkit import A100, FIXTURES, MPT, PR, make_pull, pr_python_has, run_action
+from prkit import A100, FIXTURES, MPT, PR, drop_head, make_pull, pr_python_has, run_action
 from prkit import violating_copy as _violating_copy
 
 
@@ -136,7 +135,7 @@ def test_api_mode_when_the_head_is_not_in_the_workspace(tmp_path: Path, gh: Fake
     from github_server import FileState
 
     pull = make_pull(tmp_path, {MPT: _violating_copy()})
-    shutil.rmtree(pull.repo / ".git")  # a plain checkout of the base: no commits to diff
+    drop_head(pull)  # API mode: the base with its history, not the head
     gh.add_pull(
         PR,
         head_sha=pull.head,

@@ -15,7 +15,19 @@ from pathlib import Path
 
 import pytest
 from github_server import FakeGitHub, FileState, diff_positions
-from prkit import A100, FIXTURES, MPT, PR, Pull, Run, git, make_pull, run_action, violating_copy
+from prkit import (
+    A100,
+    FIXTURES,
+    MPT,
+    PR,
+    Pull,
+    Run,
+    drop_head,
+    git,
+    make_pull,
+    run_action,
+    violating_copy,
+)
 
 from roofbot.action.review import Existing, diff_lines, plan, split_patches
 from roofbot.adapters.repo import Repository
@@ -348,7 +360,7 @@ def test_api_mode_places_the_finding_from_the_pr_files_patch(
 ) -> None:
     pull = make_pull(tmp_path, {MPT: violating_copy()})
     open_pull(gh, pull)
-    shutil.rmtree(pull.repo / ".git")  # a plain checkout of the base: the API gives the rest
+    drop_head(pull)  # API mode: the base with its history, not the head
     gh.add_file(MPT, violating_copy().encode(), ref=pull.head)
     gh.clear_requests()
     result = run_action(tmp_path, pull, gh)

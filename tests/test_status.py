@@ -112,34 +112,3 @@ def test_a_merge_queue_group_is_checked_on_its_own_head(tmp_path: Path, gh: Fake
         ("roofcheck/main", "pending"), ("roofcheck/main", "failure")]  # fmt: skip
     assert gh.comments_on(PR) == []  # a group has no pull request to comment on
     assert "new-violation" in run.summary
-
-
-def test_a_queued_prs_approval_counts_for_its_group(tmp_path: Path, gh: FakeGitHub) -> None:
-    """A group whose record passes only on a part the PR edits is held, unless the queued PR's
-    head was approved (the approval in roofbot's own sticky comment, for that SHA)."""
-    rtx = "data/accelerators/nvidia-rtx-4090.json"
-    part = json.loads((FIXTURES / rtx).read_text("utf-8"))
-    part["memory_bandwidth_gbps"] = 10080
-    record = json.loads((FIXTURES / "data/benchmarks/comm-5090-wsl2-qwen3-14b-awq-decode-tok-s.json")
-                        .read_text("utf-8"))  # fmt: skip
-    record.update(id="on-a-faster-4090", accelerator_ids=["nvidia-rtx-4090"], value=501.1,
-                  name="Qwen3-14B AWQ under vLLM on one 24GB card",
-                  methodology="vLLM serving Qwen/Qwen3-14B-AWQ on one RTX 4090 with 24GB GDDR6X, batch 1.")  # fmt: skip
-    pull = make_pull(tmp_path, {rtx: json.dumps(part, indent=2) + "\n",
-                                "data/benchmarks/on-a-faster-4090.json": json.dumps(record)})  # fmt: skip
-    payload = sample("merge_group.checks_requested.json")
-    payload["merge_group"].update(head_sha=pull.head, base_sha=pull.base, base_ref="refs/heads/main",
-                                  head_ref=f"refs/heads/gh-readonly-queue/main/pr-{PR}-{pull.head}")  # fmt: skip
-    run = run_roofbot(tmp_path, pull.repo, gh, "merge_group", payload)
-    assert run.code == 1, run.stdout
-    assert gh.statuses[pull.head][-1]["description"] == (
-        "changes the instrument: a maintainer must approve"
-    )
-    gh.add_pull(PR, head_sha=pull.head, base_sha=pull.base)
-    gh.add_comment(PR, f"<!-- roofbot:roofcheck -->\n<!-- roofbot:approved sha={pull.head} "
-                       "by=maint -->\nthe report", login=gh.bot_login, user_type="Bot")  # fmt: skip
-    run = run_roofbot(tmp_path, pull.repo, gh, "merge_group", payload)
-    assert run.code == 0, run.stdout
-    final = gh.statuses[pull.head][-1]
-    assert (final["context"], final["state"]) == ("roofcheck/main", "success")
-    assert "approved by maint" in final["description"]

@@ -74,7 +74,8 @@ def test_the_command_workflow_only_starts_for_roofcheck_comments_on_pull_request
     # access pass the `if` (roofbot still asks the permission endpoint for all but OWNER)
     assert "github.event.comment.author_association" in condition
     assert '["OWNER", "MEMBER", "COLLABORATOR"]' in condition
-    assert job["concurrency"]["group"] == "roofcheck-pr-${{ github.event.issue.number }}"
+    # only commands that check the head join the PR's group (tests/test_workflow_events.py)
+    assert "format('roofcheck-pr-{0}', github.event.issue.number)" in job["concurrency"]["group"]
 
 
 def test_the_action_takes_the_token_from_the_environment() -> None:

@@ -8,8 +8,9 @@
 - plan: which configuration judges the PR and which records it checks
 - instrument: whose instrument judges the PR; instrument_review: what the check-twice found
 - policy: base and PR configuration merged, instrument changes, the paths to check
-- gather: what the PR brings, from git or the API (head_files)
-- settings, event: the run's settings and the event it answers; approval, status: small parts
+- gather: what the PR brings, from git or the API (head_files; tree_diff past 300 files)
+- settings, event: the run's settings and the event it answers; status: a small part
+- approval: which `/roofcheck approve <sha>` comments count; approval_lookup: read from GitHub
 
 `roofbot.action.main` is what the CLI's `roofbot pr` calls."""
 

@@ -10,12 +10,10 @@ comment."""
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 from collections.abc import Callable, Mapping
 from typing import TextIO
 
-from roofbot.action.approval import Approval
 from roofbot.action.command_rules import (
     NOT_ALLOWED,
     Command,
@@ -23,10 +21,12 @@ from roofbot.action.command_rules import (
     CommentEvent,
     Ignored,
     Kind,
+    approve_refusal,
     authorize,
     read_event,
     refused_marker,
     reply_for,
+    takes_a_checks_place,
     triage,
 )
 from roofbot.action.event import COMMENT_EVENT, PullEvent, UsageError, read_payload
@@ -83,11 +83,13 @@ def _answer(
     if not auth.allowed:
         A.log(out, f"/roofcheck by {event.author_login} not run: {auth.via}")
         _refuse(client, event, out)
+        if takes_a_checks_place(event.association, command):
+            return _restore(env, client, event, out)
         return 0
     A.log(out, f"/roofcheck {command.kind.value} by {event.author_login} ({auth.via})")
     _react(client, event.comment_id, "eyes", out)
     try:
-        checked = _check_head(env, client, event, command, out)
+        checked, approved_nothing = _check_head(env, client, event, command, out)
     except GitHubError as e:
         return _give_up(
             client, event, f"could not read pull request #{event.issue_number}: {e}", 1, out
@@ -98,7 +100,21 @@ def _answer(
         _react(client, event.comment_id, "confused", out)
         raise
     done = checked.state in ("success", "failure")  # the check ran; it may have found problems
-    _react(client, event.comment_id, "rocket" if done else "confused", out)
+    _react(client, event.comment_id, "rocket" if done and not approved_nothing else "confused", out)
+    return checked.code
+
+
+def _restore(env: Mapping[str, str], client: GitHub, event: CommentEvent, out: TextIO) -> int:
+    """The head checked as a push checks it, for a refused command whose job may have taken the
+    place of a queued check in the pull request's concurrency group (it approves and sweeps
+    nothing; see command_rules.takes_a_checks_place)."""
+    A.log(out, "checking the head as a push does: this job may have replaced a queued check "
+               "of it in the pull request's concurrency group")  # fmt: skip
+    try:
+        checked, _ = _check_head(env, client, event, Command(Kind.RERUN), out)
+    except GitHubError as e:
+        A.log(out, f"could not read pull request #{event.issue_number}: {e}")
+        return 1
     return checked.code
 
 
@@ -118,9 +134,21 @@ def _refuse(client: GitHub, event: CommentEvent, out: TextIO) -> None:
 
 def _check_head(
     env: Mapping[str, str], client: GitHub, event: CommentEvent, command: Command, out: TextIO
-) -> Checked:
-    """The check a push runs, on the pull request's current head (as the API tells it)."""
+) -> tuple[Checked, bool]:
+    """The check a push runs, on the pull request's current head (as the API tells it), and
+    whether this was a `/roofcheck approve` that approves nothing (it names no head, or not the
+    current one: the reply says why, and the check still runs, so that a command never leaves
+    the head without a status; see docs/workflows.md, concurrency). An approval is not handed
+    to the check: the check reads it from this comment on GitHub
+    (roofbot.action.approval_lookup), with the commenter's permission asked again."""
     pull = client.get_pull(event.issue_number)
+    refusal = None
+    if command.kind is Kind.APPROVE:
+        refusal = approve_refusal(command, pull.head_sha)
+        if refusal is not None:
+            A.log(out, f"/roofcheck approve by {event.author_login} approves nothing: "
+                       f"it does not name the head {pull.head_sha[:12]}")  # fmt: skip
+            _reply(client, event.issue_number, refusal, out)
     if pull.state != "open":
         A.log(out, f"#{event.issue_number} is {pull.state}: checking its head anyway")
     pr_event = PullEvent(
@@ -133,11 +161,7 @@ def _check_head(
         draft=pull.draft,
     )
     settings = settings_for(env, COMMENT_EVENT, pr_event, sweep=command.kind is Kind.ALL)
-    if command.kind is Kind.APPROVE:  # for this head only: the check records it
-        A.log(out, f"instrument changes of {pull.head_sha[:12]} approved by {event.author_login}")
-        approval = Approval(pull.head_sha, event.author_login)
-        settings = dataclasses.replace(settings, approval=approval)
-    return check_pull(settings, env, client, out)
+    return check_pull(settings, env, client, out), refusal is not None
 
 
 def _give_up(client: GitHub, event: CommentEvent, why: str, code: int, out: TextIO) -> int:

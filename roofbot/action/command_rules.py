@@ -7,6 +7,7 @@ is ever echoed: replies are fixed text. roofbot/action/command.py runs what thes
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
@@ -24,13 +25,14 @@ class Kind(Enum):
     RERUN = "rerun"  # `/roofcheck`: the changed records, as on a push
     ALL = "all"  # `/roofcheck all`: every record of the repository at the PR's head
     HELP = "help"
-    APPROVE = "approve"  # `/roofcheck approve`: accept the instrument changes of this head
+    APPROVE = "approve"  # `/roofcheck approve <sha>`: accept the instrument changes of that head
     UNKNOWN = "unknown"  # `/roofcheck something-else`: answered with the help
 
 
 @dataclass(frozen=True)
 class Command:
     kind: Kind
+    sha: str | None = None  # APPROVE: the head SHA (prefix) it names, None: names none
 
 
 @dataclass(frozen=True)
@@ -93,19 +95,49 @@ def read_event(payload: Mapping[str, Any]) -> CommentEvent:
         raise CommandError(f"the event payload is not an issue_comment event: {e!r}") from None
 
 
+# ------------------------------------------------------------------ the SHA an approval names
+
+VERB = "approve"
+MIN_DIGITS = 7
+SHA_PREFIX = re.compile(r"[0-9a-fA-F]{7,64}")
+
+
+def named_sha(body: str) -> str | None:
+    """The SHA (prefix) a `/roofcheck approve <sha>` comment names, lower case; None when its
+    first line is not that command with a SHA of 7 to 64 hex digits."""
+    first = body.lstrip("\ufeff").split("\n", 1)[0].strip()
+    words = first.split()
+    if len(words) != 3 or words[0].lower() != COMMAND or words[1].lower() != VERB:
+        return None
+    return words[2].lower() if SHA_PREFIX.fullmatch(words[2]) else None
+
+
+def names_head(prefix: str | None, head_sha: str) -> bool:
+    """Whether `prefix` (7+ hex digits) names `head_sha`."""
+    return (
+        prefix is not None
+        and len(prefix) >= MIN_DIGITS
+        and head_sha.lower().startswith(prefix.lower())
+    )
+
+
 # ------------------------------------------------------------------ what a comment asks
 
-KINDS = {"": Kind.RERUN, "all": Kind.ALL, "help": Kind.HELP, "approve": Kind.APPROVE}
+KINDS = {"": Kind.RERUN, "all": Kind.ALL, "help": Kind.HELP}
 
 
 def parse_command(body: str) -> Command | None:
     """The command on the comment's first line: `/roofcheck`, `/roofcheck all`,
-    `/roofcheck help`; anything else after `/roofcheck` is UNKNOWN. None: not a command (a
-    quote `> /roofcheck`, `/roofchecks`, or `/roofcheck` on a later line)."""
+    `/roofcheck help`, `/roofcheck approve <sha>` (the SHA may be missing or malformed: it
+    then approves nothing, and the reply says why); anything else after `/roofcheck` is
+    UNKNOWN. None: not a command (a quote `> /roofcheck`, `/roofchecks`, or `/roofcheck` on a
+    later line)."""
     first = body.lstrip("\ufeff").split("\n", 1)[0].strip()
     words = first.split()
     if not words or words[0].lower() != COMMAND:
         return None
+    if len(words) > 1 and words[1].lower() == "approve":
+        return Command(Kind.APPROVE, named_sha(first))
     argument = " ".join(words[1:]).lower()
     return Command(KINDS.get(argument, Kind.UNKNOWN))
 
@@ -177,6 +209,21 @@ def authorize(association: str | None, permission: Callable[[], str]) -> Authori
     return Authorization(level in WRITERS, f"permission {level}")
 
 
+#: The associations the example workflow lets start a job in the pull request's concurrency
+#: group before roofbot can ask their permission (docs/workflows.md, concurrency).
+GROUPED = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
+#: The commands that check the head (the workflow gives every other comment a group of its own).
+CHECKS = frozenset({Kind.RERUN, Kind.ALL, Kind.APPROVE})
+
+
+def takes_a_checks_place(association: str | None, command: Command) -> bool:
+    """Whether a refused command must still check the head as a push does: its job ran in the
+    pull request's concurrency group, where GitHub cancels the pending run when a newer one
+    queues, so it may have replaced the queued check of a new head; ending without a status
+    would leave that head's required check waiting forever. It approves and sweeps nothing."""
+    return association in GROUPED and command.kind in CHECKS
+
+
 # ------------------------------------------------------------------ help
 
 HELP = (
@@ -190,15 +237,42 @@ HELP = (
     "| `/roofcheck all` | checks every benchmark record of the repository at this pull "
     "request's head; the `roofcheck` status then covers all of them (`/roofcheck` goes back "
     "to the changed records) |\n"
-    "| `/roofcheck approve` | accepts the changes this pull request makes to the instrument "
-    "(catalogue records, pins) for its current head only: a new push needs a new approval; "
-    "the comment says who approved |\n"
+    "| `/roofcheck approve <sha>` | accepts the changes this pull request makes to the "
+    "instrument (catalogue records, pins) for the head `<sha>` names (its first 7 or more "
+    "hex digits; it must be the current head) into the current base branch: a new push, or a "
+    "new base branch, needs a new approval; the comment says who approved |\n"
     "| `/roofcheck help` | this message |\n\n"
     f"{WHO_MAY_RUN}\n"
 )
 UNKNOWN = HELP.replace(
     "**roofbot commands**", "`/roofcheck` does not know that argument. **roofbot commands**", 1
 )
+
+
+APPROVE_NAMES_NO_HEAD = (
+    f"{REPLY_MARKER}\n"
+    "Nothing was approved: `/roofcheck approve` must name the head it approves, as "
+    "`/roofcheck approve <sha>` with the first 7 or more hex digits of the pull request's head "
+    "commit, so that a push made after the comment is never approved by it. The head is now "
+    "`{head}`; it was checked again without an approval.\n"
+)
+APPROVE_STALE = (
+    f"{REPLY_MARKER}\n"
+    "Nothing was approved: the SHA in `/roofcheck approve` does not name this pull request's "
+    "head, which is now `{head}` (a push came after the commit you reviewed, or the SHA is "
+    "mistyped). Review the head, then approve it by its SHA. The head was checked again "
+    "without an approval.\n"
+)
+
+
+def approve_refusal(command: Command, head_sha: str) -> str | None:
+    """The fixed reply (with the head's SHA, from GitHub) when `/roofcheck approve` names no
+    commit or not the current head; None: it names the head."""
+    if command.sha is None:
+        return APPROVE_NAMES_NO_HEAD.format(head=head_sha[:12])
+    if not names_head(command.sha, head_sha):
+        return APPROVE_STALE.format(head=head_sha[:12])
+    return None
 
 
 def reply_for(command: Command) -> str | None:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from roofbot.action import instrument as instr
-from roofbot.action.approval import Approval, stamp, valid_for
+from roofbot.action.approval import Approval
 from roofbot.action.before_after import compare_with_base
 from roofbot.action.chart import NO_CHART, ChartUnavailable, draw_chart
 from roofbot.action.gather import Gathered
@@ -103,7 +103,7 @@ def evaluate(
     state: Literal["success", "failure"] = "success" if ok and held is None else "failure"
     common = _context(s, plan.changes, comparison, chart, review, approval)
     common["extra"].update(ok=state == "success", headline=_headline(s, plan, report, held))
-    comment, summary, rerender = _rendered(s, report, links, common, approval)
+    comment, summary, rerender = _rendered(s, report, links, common)
     return Outcome(
         report,
         plan.changes,
@@ -173,11 +173,11 @@ def _approval(
     ok: bool,
     lookup: Callable[[], Approval | None] | None,
 ) -> Approval | None:
-    """The approval of this head, looked up only where a passing run is held."""
-    if review is None or not review.holds or not ok:
+    """The approval of this head into this base, looked up (from the maintainer's comment,
+    roofbot.action.approval_lookup) only where a passing run is held."""
+    if review is None or not review.holds or not ok or lookup is None:
         return None
-    return valid_for(s.approval or (lookup() if lookup else None),
-                     s.event.approval_sha or s.event.head_sha)  # fmt: skip
+    return lookup()
 
 
 def _with_chart(report: Report, config: Config, folder: Path | None) -> tuple[Report, Path | None]:
@@ -224,7 +224,11 @@ def _context(
         "template": s.template,
         "title": s.title,
         "chart_url": f"{s.summary_url}#artifacts" if chart and s.summary_url else None,
-        "extra": {"instrument": view(review, approval) if review is not None else None},
+        "extra": {  # `head`: the SHA a maintainer's `/roofcheck approve` must name
+            "instrument": {**view(review, approval), "head": s.event.head_sha}
+            if review is not None
+            else None
+        },
     }
 
 
@@ -233,21 +237,17 @@ def _rendered(
     report: Report,
     links: Mapping[str, str | None],
     common: dict[str, Any],
-    approval: Approval | None,
 ) -> tuple[str, str, Callable[[Mapping[str, Any]], tuple[str, str]]]:
     """The sticky comment, the job summary, and a way to render both again with a note."""
-    comment = stamp(
-        render_report(report, links, max_chars=COMMENT_BUDGET, summary_url=s.summary_url,
-                      **common),
-        approval,
-    )  # fmt: skip
+    comment = render_report(report, links, max_chars=COMMENT_BUDGET, summary_url=s.summary_url,
+                            **common)  # fmt: skip
 
     def rerender(note: Mapping[str, Any]) -> tuple[str, str]:
         """The comment and the summary again, saying what the inline review could not post."""
         noted = {**common, "review": note}
         text = render_report(report, links, max_chars=COMMENT_BUDGET,
                              summary_url=s.summary_url, **noted)  # fmt: skip
-        return stamp(text, approval), _summary(report, links, noted)
+        return text, _summary(report, links, noted)
 
     return comment, _summary(report, links, common), rerender
 

@@ -29,8 +29,8 @@ class PullEvent:
     base_ref: str
     is_fork: bool
     draft: bool
-    approval_pull: int | None = None  # merge_group: the PR whose approval counts (else number)
-    approval_sha: str | None = None  # merge_group: the PR head an approval must name
+    # merge_group: the queued PR whose approval counts (its head: GET /pulls, not the ref's SHA)
+    approval_pull: int | None = None
 
     @property
     def context(self) -> str:
@@ -88,7 +88,6 @@ def _queue_event(payload: Mapping[str, Any]) -> PullEvent | None:
         is_fork=False,
         draft=False,
         approval_pull=group.pull,
-        approval_sha=group.pull_head or None,
     )
 
 

@@ -10,6 +10,7 @@ from typing import Literal, TextIO
 
 from roofbot.action.head_files import read_head
 from roofbot.action.settings import MAX_API_FILES, Settings
+from roofbot.action.tree_diff import tree_changes
 from roofbot.adapters import actions as A
 from roofbot.adapters.git import changed_files
 from roofbot.adapters.git_tree import GitTree
@@ -17,8 +18,8 @@ from roofbot.adapters.github.models import MAX_COMPARE_FILES
 from roofbot.adapters.github.protocol import GitHub
 from roofbot.adapters.jsonfile import MAX_BYTES
 from roofbot.adapters.overlay import OverlayTree
-from roofbot.adapters.repo import MAX_CONFIG_BYTES
-from roofbot.adapters.tree import FolderTree, Tree, TreeError
+from roofbot.adapters.repo import MAX_CONFIG_BYTES, load_config_text
+from roofbot.adapters.tree import Tree, TreeError
 from roofbot.core.changes import FileChange, catalogue_kind, matches_any
 from roofbot.core.config import Config
 
@@ -78,15 +79,16 @@ def gather_git(s: Settings) -> Gathered:
     )
 
 
-def gather_api(s: Settings, client: GitHub, base_cfg: Config, out: TextIO) -> Gathered:
+def gather_api(s: Settings, client: GitHub, base: GitTree, out: TextIO) -> Gathered:
     """The change read through the API, pinned to the event's SHAs (roofbot.action.head_files): the
-    comparison base...head, modes from the head's git tree, blobs by SHA."""
+    comparison base...head, modes from the head's git tree, blobs by SHA. The base is `base`,
+    the base commit read from the workspace's git objects, never the checked-out folder (on
+    `pull_request` that is the merge commit, which already holds the PR's edits; on
+    `issue_comment` the default branch, not the PR's base)."""
 
-    base_tree = FolderTree(s.workspace)
-    cfg_file = s.workspace / s.config_path
-    base_text = (
-        cfg_file.read_text("utf-8") if cfg_file.is_file() and not cfg_file.is_symlink() else None
-    )
+    base_tree: Tree = base
+    base_text = base.text(s.config_path)
+    base_cfg = load_config_text(base_text)
     files: list[FileChange] = []
     overlay: dict[str, bytes | None] = {}
     reasons: dict[str, str] = {}
@@ -97,12 +99,10 @@ def gather_api(s: Settings, client: GitHub, base_cfg: Config, out: TextIO) -> Ga
     for pf in listed:
         status = status_map.get(pf.status, "modified")
         files.append(FileChange(status, pf.filename, pf.previous_filename))  # type: ignore[arg-type]
-    if full:
-        notes.append(
-            f"GitHub lists at most {MAX_COMPARE_FILES} changed files of a comparison: files past "
-            "that were not seen. Fetch the pull request's head in the workflow (git mode) to "
-            "check them all."
-        )
+    if full:  # the comparison's list stops at 300: the two commits' trees say what changed
+        files = tree_changes(client, s.event.base_sha, s.event.head_sha)
+        A.log(out, f"the comparison lists {MAX_COMPARE_FILES} files, GitHub's maximum: "
+                   f"{len(files)} changed files read from the two commits' trees")  # fmt: skip
     relevant = [f for f in files if is_relevant(f.path, base_cfg, s.config_path)]
     wanted: list[str] = []
     skipped = 0

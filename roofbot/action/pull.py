@@ -7,8 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal, TextIO
 
-from roofbot.action.approval import Approval
-from roofbot.action.approval import parse as parse_approval
+from roofbot.action.approval_lookup import find_approval
 from roofbot.action.chart import NO_CHART
 from roofbot.action.evaluate import Outcome, evaluate
 from roofbot.action.event import UsageError
@@ -21,16 +20,15 @@ from roofbot.action.publish import (
     write_unfinished,
 )
 from roofbot.action.settings import Settings, report_file
+from roofbot.action.tree_diff import ListingIncomplete
 from roofbot.adapters import actions as A
 from roofbot.adapters.git import GitError, has_commit
 from roofbot.adapters.git_tree import GitTree
 from roofbot.adapters.github.client import GitHubClient
 from roofbot.adapters.github.errors import GitHubError
 from roofbot.adapters.github.protocol import GitHub
-from roofbot.adapters.repo import load_config_text
 from roofbot.core.config import ConfigError
 from roofbot.core.results import Verdict
-from roofbot.render.markdown.context import MARKER
 
 
 def make_client(env: Mapping[str, str]) -> GitHubClient:
@@ -40,6 +38,22 @@ def make_client(env: Mapping[str, str]) -> GitHubClient:
         return GitHubClient.from_env(env)
     except GitHubError as e:
         raise UsageError(str(e)) from None
+
+
+NO_BASE_STATUS = "the base commit is not in the workspace: roofbot can't check (see the job log)"
+
+
+def no_base(base_sha: str) -> str:
+    """Why API mode refuses to run: it reads the base's configuration and catalogue at the
+    base commit, and that commit is not in the workspace's git objects."""
+    return (
+        f"the pull request's head is not in the workspace (API mode), and neither is its base "
+        f"commit {base_sha[:12]}: roofbot reads the base's configuration and catalogue at that "
+        "commit, never from the checked-out folder (on pull_request it is the merge commit, "
+        "which already holds the pull request's edits; on issue_comment it is the default "
+        "branch). Check out the base with fetch-depth: 0 (or fetch the base commit) in the "
+        "workflow. Nothing was checked."
+    )
 
 
 @dataclass(frozen=True)
@@ -92,15 +106,19 @@ def _run(
                     out, "the PR's commits are not in the workspace and --dry-run makes no API call"
                 )
                 return 2, None, "the pull request's commits are not in the workspace"
-            cfg_file = s.workspace / s.config_path
-            base_cfg = load_config_text(
-                cfg_file.read_text("utf-8")
-                if cfg_file.is_file() and not cfg_file.is_symlink()
-                else None
-            )
-            inputs = gather_api(s, client, base_cfg, out)
+            if not has_commit(s.workspace, s.event.base_sha):
+                A.log(out, no_base(s.event.base_sha))
+                write_unfinished(env, "the base commit is not in the workspace",
+                                 no_base(s.event.base_sha))  # fmt: skip
+                return 2, None, NO_BASE_STATUS
+            base = GitTree(s.workspace, s.event.base_sha)
+            try:
+                inputs = gather_api(s, client, base, out)
+            except BaseException:
+                base.close()
+                raise
         A.log(out, f"changed files from {inputs.source}: {len(inputs.files)}")
-        outcome = evaluate(s, inputs, lambda: _recorded_approval(client, s, out))
+        outcome = evaluate(s, inputs, lambda: find_approval(client, s, out))
         if outcome.report is not None and any(m.text == NO_CHART for m in outcome.report.messages):
             A.log(out, NO_CHART)
         if not dry_run and client is not None:
@@ -113,6 +131,10 @@ def _run(
         A.log(out, f"could not read the pull request from GitHub: {e}")
         write_unfinished(env, "GitHub did not answer", str(e))
         return 1, None, f"GitHub did not answer ({type(e).__name__}); rerun with /roofcheck"
+    except ListingIncomplete as e:
+        A.log(out, f"{e}: fetch the pull request's head in the workflow (git mode)")
+        write_unfinished(env, "the change could not be listed", str(e))
+        return 1, None, "too many changed files to list through the API: fetch the PR head"
     except GitError as e:
         A.log(out, f"could not read the pull request from git: {e}")
         write_unfinished(env, "git failed", str(e))
@@ -146,17 +168,3 @@ def _run(
         post_comment(client, s, outcome, env, out)
     A.log(out, f"{outcome.state}: {outcome.description}")
     return (0 if outcome.state == "success" else 1), outcome, ""
-
-
-def _recorded_approval(client: GitHub | None, s: Settings, out: TextIO) -> Approval | None:
-    """The approval in roofbot's own sticky comment (roofbot.action.approval), if any."""
-
-    number = s.event.approval_pull or s.event.number
-    if client is None or number <= 0:
-        return None
-    try:
-        comment = client.find_sticky_comment(number, MARKER)
-    except GitHubError as e:
-        A.log(out, f"could not read the sticky comment for an approval: {e}")
-        return None
-    return parse_approval(comment.body) if comment is not None else None

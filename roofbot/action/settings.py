@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from roofbot.action.approval import Approval
 from roofbot.action.event import PullEvent, UsageError, parse_event, read_payload
 from roofbot.adapters import actions as A
 from roofbot.adapters.repo import CONFIG_NAME
@@ -39,7 +38,6 @@ class Settings:
     summary_url: str | None
     sweep: bool = False  # `/roofcheck all`: every record, not only the changed ones
     plot_dir: Path | None = None  # where the roofline chart goes (input plot), None: no chart
-    approval: Approval | None = None  # `/roofcheck approve`: given on this run, for this head
     status_wait: float = STATUS_WAIT  # seconds the final status may wait (ROOFBOT_STATUS_WAIT)
     review: Literal["inline", "off"] = "inline"  # findings on their diff lines (review.py)
     review_event: Literal["COMMENT", "REQUEST_CHANGES"] = "COMMENT"

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 PREFIX = "roofcheck"
+#: The SHA at its end is neither the pull request's head nor the group's: it is not read.
 QUEUE_REF = re.compile(r"^(?:refs/heads/)?gh-readonly-queue/(.+)/pr-(\d+)-([0-9a-f]{40})$")
 
 
@@ -46,7 +47,6 @@ class QueueGroup:
     base_sha: str
     base_ref: str
     pull: int  # the pull request the group was made for (0: the ref does not say)
-    pull_head: str  # that pull request's head SHA, which an approval must name ("" unknown)
 
 
 def queue_group(payload: Mapping[str, Any]) -> QueueGroup:
@@ -59,5 +59,4 @@ def queue_group(payload: Mapping[str, Any]) -> QueueGroup:
         base_sha=str(group["base_sha"]),
         base_ref=branch(str(group.get("base_ref") or "")),
         pull=int(m.group(2)) if m else 0,
-        pull_head=m.group(3) if m else "",
     )

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -29,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from github_server import FakeGitHub, FileState
 from hostile_cases import FIXTURES, dump, record, witnesses
 from invariants import check_markdown, check_statuses, check_stdout
-from prkit import PR, Pull, Run, make_pull, pull_event, run_roofbot
+from prkit import PR, Pull, Run, drop_head, make_pull, pull_event, run_roofbot
 
 # The campaign runs `roofbot pr` once a case (about a minute on two cores): the `slow`
 # marker, which .ci/run selects (`pytest -m slow` here).
@@ -92,7 +91,7 @@ def _scenario(tmp: Path, gh: FakeGitHub, mode: Mode) -> Pull:
             files[f"data/benchmarks/big-{i:03d}.json"] = dump(record(f"big-{i:03d}"))
     pull = make_pull(tmp, files)
     if mode == "api":
-        shutil.rmtree(pull.repo / ".git")  # only the base checkout: files come from the API
+        drop_head(pull)  # API mode: the base with its history, not the head
         gh.add_pull(PR, head_sha=pull.head, base_sha=pull.base,
                     files=[FileState(p) for p in files])  # fmt: skip
         for path, data in files.items():

@@ -34,6 +34,7 @@ from roofbot.adapters.github.errors import (
     GitHubForbidden,
     GitHubNotFound,
 )
+from roofbot.adapters.github.history import History
 from roofbot.adapters.github.models import (
     DEFAULT_BOT_LOGIN,
     LEVELS,
@@ -58,7 +59,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-class GitHubClient(Reads):
+class GitHubClient(Reads, History):
     """roofbot's GitHub operations for one repository. Create once per run; ``close()`` (or use
     as a context manager) releases the HTTP connections."""
 

@@ -6,6 +6,7 @@ policy); callers never retry again."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, Literal, Protocol
 
 from roofbot.adapters.github.models import (
@@ -71,3 +72,9 @@ class GitHub(Protocol):
     def permission(self, user: str) -> PermissionLevel: ...
 
     def sticky_login(self) -> str: ...
+
+    def list_comments(self, number: int) -> list[Comment]: ...
+
+    def base_changes(self, number: int) -> list[datetime]: ...
+
+    def merge_base(self, base: str, head: str) -> str: ...
