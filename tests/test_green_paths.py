@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from github_server import FakeGitHub
-from prkit import FIXTURES, MPT, PR, Pull, make_pull, run_action
+from prkit import FIXTURES, MPT, PR, Pull, git, make_pull, run_action
 
 from roofbot.render.markdown.context import MARKER
 
@@ -220,3 +220,26 @@ def test_an_invalid_pr_configuration_is_the_first_thing_the_comment_says(
     headline = next(line for line in body.splitlines()[1:] if line.strip())
     assert "✅" not in headline
     assert ".roofbot.yml" in headline, headline
+
+
+def test_the_base_commits_schemas_judge_whatever_the_workspace_holds(
+    tmp_path: Path, gh: FakeGitHub
+) -> None:
+    """On `pull_request` the workspace may hold the PR's own files (the merge commit): a schema
+    the PR loosens there must not judge the record it adds."""
+    schema = json.loads((FIXTURES / SCHEMA).read_text("utf-8"))
+    schema["additionalProperties"] = True
+    record = json.loads(_record("extra-field", value=50.0))
+    record["my_own_field"] = "the base's schema forbids this"
+    new = "data/benchmarks/extra-field.json"
+    pull = make_pull(tmp_path, {SCHEMA: json.dumps(schema, indent=2) + "\n",
+                                new: json.dumps(record, indent=2) + "\n"})  # fmt: skip
+    git(pull.repo, "checkout", "-q", pull.head)  # the PR's files in the workspace
+    gh.add_pull(PR, head_sha=pull.head, base_sha=pull.base)
+    run = run_action(tmp_path, pull, gh)
+    assert run.code == 1, run.stdout
+    body = _sticky(gh)
+    assert "extra-field" in body and "my\\_own\\_field" in body
+    report = json.loads(Path(run.outputs["report-path"]).read_text("utf-8"))
+    (row,) = [r for r in report["records"] if r["id"] == "extra-field"]
+    assert row["verdict"] == "error"

@@ -5,7 +5,6 @@ PR's results. The I/O half; the comparison itself is pure (roofbot/core/compare.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 
 from roofbot.adapters.git import GitError
 from roofbot.adapters.repo import Repository
@@ -35,7 +34,7 @@ def compare_with_base(
     head: Report,
     base_tree: Tree,
     base_config: Config,
-    schemas: Path,
+    schemas: Schemas,
     paths: Sequence[str],
     renames: Mapping[str, str],
     known: Mapping[str, RecordResult] | None = None,
@@ -47,7 +46,7 @@ def compare_with_base(
 
     known = known or {}
     try:
-        repo = Repository(base_tree, base_config, Schemas(schemas))
+        repo = Repository(base_tree, base_config, schemas)
         before = base_paths(base_tree, [p for p in paths if p not in known], renames)
         base = run_check(repo, before, calibration=False) if before else None
     except (TreeError, OSError, GitError, ConfigError):

@@ -30,7 +30,6 @@ from roofbot.action.settings import COMMENT_BUDGET, SUMMARY_BUDGET, SUMMARY_BYTE
 from roofbot.adapters import actions as A
 from roofbot.adapters.jsonfile import MAX_BYTES
 from roofbot.adapters.repo import Repository
-from roofbot.adapters.schemas import Schemas
 from roofbot.adapters.tree import Tree, read_or_none
 from roofbot.catalogue_check import with_catalogue_errors
 from roofbot.core.changes import Changes
@@ -203,7 +202,7 @@ def _before_after(
     dep_paths = set(plan.deps)
     known = {r.path: r for rep in under_base for r in rep.records if r.path in dep_paths}
     return compare_with_base(
-        report, inputs.base_tree, base_config, s.workspace / "schemas", plan.paths, renames,
+        report, inputs.base_tree, base_config, plan.repo.schemas, plan.paths, renames,
         known,
     )  # fmt: skip
 
@@ -284,7 +283,7 @@ def review_instrument(
         return Review(not_applied=skipped, pr_pins=pr_pins)
     base_view = instr.BaseCatalogueTree(inputs.tree, inputs.base_tree, config.catalogue)
     base_repo = Repository(
-        base_view, dataclasses.replace(config, pins=base_cfg.pins), Schemas(s.workspace / "schemas")
+        base_view, dataclasses.replace(config, pins=base_cfg.pins), plan.repo.schemas
     )
     base_report = run_check(base_repo, plan.paths, calibration=False)
     if keep is not None:

@@ -14,6 +14,7 @@ from roofbot.action.gather import Gathered, is_relevant
 from roofbot.action.policy import file_changes, instrument_changes, paths_to_check
 from roofbot.action.settings import Settings
 from roofbot.adapters.repo import Repository, load_config_text
+from roofbot.adapters.schemas import FOLDER as SCHEMAS
 from roofbot.adapters.schemas import Schemas
 from roofbot.catalogue_check import invalid_changed_catalogue
 from roofbot.core.changes import Changes, FileChange, InstrumentChange, matches_any
@@ -66,6 +67,15 @@ def configs(inputs: Gathered) -> tuple[Config, Config, str | None]:
         return base_cfg, base_cfg, str(e)
 
 
+def run_schemas(s: Settings, inputs: Gathered) -> Schemas:
+    """The schemas that judge the PR: the base commit's, read from git where the base's tree
+    was read (whatever the workspace has checked out: on `pull_request` it may be the merge
+    commit, which holds the PR's own edits to them), else the checked-out folder's."""
+    if inputs.base_tree is not None:
+        return Schemas(None, tree=inputs.base_tree)
+    return Schemas(s.workspace / SCHEMAS)
+
+
 def plan_run(s: Settings, inputs: Gathered) -> Plan:
     """Which configuration judges the PR, and which records it checks (every record of the
     head on `/roofcheck all`)."""
@@ -73,7 +83,8 @@ def plan_run(s: Settings, inputs: Gathered) -> Plan:
     added = instr.added_record_ids(inputs.files, base_cfg)
     config = instr.run_config(base_cfg, head_cfg, added, s.fail_on)
     instrument = instrument_changes(base_cfg, head_cfg) + file_changes(inputs.files, base_cfg)
-    repo = Repository(inputs.tree, config, Schemas(s.workspace / "schemas"))
+    schemas = run_schemas(s, inputs)
+    repo = Repository(inputs.tree, config, schemas)
     relevant = [
         f
         for f in inputs.files
@@ -82,7 +93,7 @@ def plan_run(s: Settings, inputs: Gathered) -> Plan:
     ]
     # the PR's own pins, in the PR's tree: a pin that points at nothing would break the base
     # once merged, even where this run applies none of the PR's pins
-    head_repo = Repository(inputs.tree, head_cfg, Schemas(s.workspace / "schemas"))
+    head_repo = Repository(inputs.tree, head_cfg, schemas)
     if config_problem is None and (problems := pin_problems(head_repo)):
         config_problem = "; ".join(problems)
     records, deps = paths_to_check(repo, relevant, instrument, s.paths)

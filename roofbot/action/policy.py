@@ -9,12 +9,10 @@ from collections.abc import Iterable, Mapping
 
 from roofbot.action import instrument as instr
 from roofbot.adapters.repo import Repository, dependents
+from roofbot.adapters.schemas import FOLDER as SCHEMAS
 from roofbot.core.changes import FileChange, InstrumentChange, changed_references, matches_any
 from roofbot.core.config import Config
 from roofbot.core.results import Verdict
-
-SCHEMAS = "schemas"
-"""The folder of the repository's JSON Schemas, from the repository's root."""
 
 
 def merge_config(base: Config, head: Config, fail_on: frozenset[Verdict] | None) -> Config:

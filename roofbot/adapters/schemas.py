@@ -8,28 +8,48 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from roofbot.adapters.tree import Tree, TreeError
+
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
 
 
-class Schemas:
-    """Validators per record type, loaded once from a repository's `schemas/` folder."""
+FOLDER = "schemas"
+"""Where a repository keeps its schemas, from its root."""
+MAX_SCHEMA_BYTES = 1 << 20
 
-    def __init__(self, folder: Path | None) -> None:
+
+class Schemas:
+    """Validators per record type, loaded once from a repository's `schemas/` folder: on disk
+    (`folder`), or in a commit (`tree`: a pull request is judged by its base's schemas, read
+    at the base's commit, whatever the workspace has checked out)."""
+
+    def __init__(self, folder: Path | None, *, tree: Tree | None = None) -> None:
         self.folder = folder if folder is not None and folder.is_dir() else None
+        self.tree = tree if tree is not None and tree.glob(f"{FOLDER}/*.schema.json") else None
 
     @property
     def present(self) -> bool:
-        return self.folder is not None
+        return self.folder is not None or self.tree is not None
 
     @lru_cache(maxsize=32)  # noqa: B019 - one Schemas per run
     def schema(self, record_type: str) -> dict[str, Any] | None:
-        if self.folder is None or not record_type.replace("_", "").isalnum():
+        if not record_type.replace("_", "").isalnum():
             return None
-        path = self.folder / f"{record_type}.schema.json"
-        if not path.is_file() or path.is_symlink():
+        name = f"{record_type}.schema.json"
+        if self.tree is not None:
+            try:
+                text = self.tree.read(f"{FOLDER}/{name}", MAX_SCHEMA_BYTES).decode("utf-8")
+            except TreeError:
+                return None
+        elif self.folder is not None:
+            path = self.folder / name
+            if not path.is_file() or path.is_symlink():
+                return None
+            text = path.read_text(encoding="utf-8")
+        else:
             return None
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(text)
         return data if isinstance(data, dict) else None
 
     @lru_cache(maxsize=32)  # noqa: B019 - one Schemas per run
