@@ -457,10 +457,10 @@ def test_before_and_after_reuses_the_base_results_it_already_has(tmp_path: Path)
     (r,) = head.records
     given = dataclasses.replace(r, verdict=Verdict.UNCHECKED, checks=())  # not what a check gives
     repo = Repository.open(FIXTURES)
-    c = compare_with_base(head, FolderTree(FIXTURES), repo.config, FIXTURES / "schemas", [MPT],
+    c = compare_with_base(head, FolderTree(FIXTURES), repo.config, repo.schemas, [MPT],
                           {}, {MPT: given})  # fmt: skip
     assert c is not None and c.of(r.id) is not None
     assert c.of(r.id).before is given  # type: ignore[union-attr]
-    fresh = compare_with_base(head, FolderTree(FIXTURES), repo.config, FIXTURES / "schemas",
+    fresh = compare_with_base(head, FolderTree(FIXTURES), repo.config, repo.schemas,
                               [MPT], {})  # fmt: skip
     assert fresh is not None and fresh.of(r.id).before.verdict is Verdict.PASS  # type: ignore[union-attr]
