@@ -1,6 +1,6 @@
-"""The `.roofbot.yml` JSON Schema is generated from the loader's own table: every config the
-loader accepts validates, every one it rejects for shape does not, and the published file is
-the generated one."""
+"""`.roofbot.yml` is validated by jsonschema against the schema `roofbot schema` prints: every
+config the loader accepts validates, every one it rejects for shape does not, the published file
+is that schema, and each error says where and what to write, in the schema's own words."""
 
 from __future__ import annotations
 
