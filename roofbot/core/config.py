@@ -4,7 +4,9 @@ One source of truth: `CONFIG_SCHEMA` (`roofbot/core/config_schema.py`) is the JS
 loader validates with, by jsonschema, and the one `roofbot schema` publishes, so an editor and
 roofbot agree on what a valid configuration is. Once valid, the values convert: sizes to bytes
 (the text kept), "6.7B" to billions, verdict names to `Verdict`, calibration entries to
-`CalibrationSpec`. The one check beyond the schema's: YAML's `.inf` and `.nan` are not numbers."""
+`CalibrationSpec`. The one check beyond the schema's: YAML's `.inf` and `.nan`, and whole
+numbers too large for a float, are not numbers. jsonschema only computes here (the schema has
+no remote reference): the core stays free of I/O."""
 
 from __future__ import annotations
 
@@ -45,9 +47,6 @@ __all__ = [
     "json_schema",
     "parse_config",
 ]
-
-
-# ------------------------------------------------------------------ the loaded configuration
 
 
 @dataclass(frozen=True)
