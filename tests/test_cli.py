@@ -60,6 +60,21 @@ def test_exit_codes(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "fail_on" in bad.stderr
 
 
+def test_a_misspelt_config_key_is_a_usage_error_that_says_which_and_the_right_one(
+    tmp_path: Path,
+) -> None:
+    repo = tmp_path / "r"
+    shutil.copytree(FIXTURES, repo, ignore=shutil.ignore_patterns("broken"))
+    cfg = repo / ".roofbot.yml"
+    cfg.write_text(cfg.read_text().replace("deprecated_fail: false", "deprecated_fial: false"))
+    out = roofbot("check", "--repo", str(repo))
+    assert out.returncode == 2, out.stdout
+    assert (
+        "Error: .roofbot.yml: unknown key(s) deprecated_fial (did you mean deprecated_fail?)"
+        in (out.stderr)
+    )
+
+
 def test_text_output_is_verdict_first_and_uncoloured_off_a_terminal() -> None:
     out = roofbot("check", "--repo", str(FIXTURES))
     lines = out.stdout.splitlines()

@@ -1,10 +1,12 @@
-"""The `.roofbot.yml` JSON Schema is generated from the loader's own table: every config the
-loader accepts validates, every one it rejects for shape does not, and the published file is
-the generated one."""
+"""`.roofbot.yml` is validated by jsonschema against the schema `roofbot schema` prints: every
+config the loader accepts validates, every one it rejects for shape does not, the published file
+is that schema, and each error says where and what to write, in the schema's own words."""
 
 from __future__ import annotations
 
 import json
+import math
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -17,7 +19,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from roofbot.adapters.repo import load_config_text
-from roofbot.core.config import PIN_KEYS, ConfigError, json_schema, parse_config
+from roofbot.core.config import (
+    PIN_KEYS,
+    CalibrationSpec,
+    ConfigError,
+    Pin,
+    json_schema,
+    parse_config,
+)
+from roofbot.core.results import Verdict
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = json_schema()
@@ -75,6 +85,7 @@ ACCEPTED = [
     {"fail_on": []},
     {"fail_on": ["violation", "suspect", "unchecked"]},
     {"deprecated_fail": True},
+    {"fail_on_existing": True},
     {"calibration": None, "pins": None, "traps": None},
     {"calibration": {"tolerance_pp": 0}},
     {"calibration": {"records": None}},
@@ -108,6 +119,7 @@ REJECTED = [
     {"fail_on": [{"a": 1}]},
     {"deprecated_fail": "yes"},
     {"deprecated_fail": None},
+    {"fail_on_existing": "yes"},
     {"calibration": []},
     {"calibration": {"tolerance": 0.1}},
     {"calibration": {"tolerance_pp": -0.1}},
@@ -164,10 +176,115 @@ def test_errors_say_where_and_what_to_write() -> None:
         load_config_text("records: ['../x/*.json']\n")
 
 
+def test_a_misspelt_key_or_word_gets_did_you_mean() -> None:
+    """Wherever a key is unknown (the top, a calibration entry, a pin) or a word is not one of
+    the choices, the closest right one is offered beside the keys there are."""
+    cases = {
+        "deprecated_fial: true": ".roofbot.yml: unknown key(s) deprecated_fial (did you mean "
+        "deprecated_fail?); the keys are records, catalogue, fail_on, deprecated_fail,",
+        "calibration: {tolerance: 0.2}": "calibration: unknown key(s) tolerance (did you mean "
+        "tolerance_pp?); the keys are tolerance_pp, records",
+        "pins: {r: {acclerator: x, colour: red}}": "pins.r: unknown key(s) acclerator (did you "
+        "mean accelerator?), colour; the keys are accelerator, count,",
+        "fail_on: [violations]": "fail_on[0]: one of error, violation, suspect, unchecked, pass, "
+        "skipped; got 'violations' (did you mean violation?)",
+        "pins: {r: {parallelism: tensors}}": "pins.r.parallelism: one of tensor, pipeline; got "
+        "'tensors' (did you mean tensor?)",
+    }
+    for text, message in cases.items():
+        with pytest.raises(ConfigError) as e:
+            load_config_text(text + "\n")
+        assert str(e.value).startswith(message), str(e.value)
+    with pytest.raises(ConfigError) as e:
+        load_config_text("zzz: 1\n")
+    assert "did you mean" not in str(e.value)
+
+
+def test_an_error_shows_the_value_as_the_file_writes_it() -> None:
+    """null, true and false as YAML writes them, not Python's None, True, False."""
+    for text, message in {
+        "records:": "records: expected a glob pattern or a list of them, got null",
+        "calibration: {tolerance_pp: true}": "calibration.tolerance_pp: expected a number, got true",
+        "pins: {r: {params: false}}": "pins.r.params: expected billions of parameters, e.g. 6.7 "
+        "or '6.7B', got false",
+    }.items():
+        with pytest.raises(ConfigError, match=f"^{re.escape(message)}$"):
+            load_config_text(text + "\n")
+
+
+def test_the_words_are_the_schemas_own() -> None:
+    """An error at a node that carries `errorMessage` or `patternErrorMessage` (the words an
+    editor shows) says those words."""
+    size = SCHEMA["definitions"]["size"]["errorMessage"]
+    with pytest.raises(ConfigError, match=f"^pins.r.weight_bytes: {re.escape(size)}, got '14'$"):
+        parse_config({"pins": {"r": {"weight_bytes": "14"}}})
+    outside = SCHEMA["definitions"]["glob"]["patternErrorMessage"]
+    with pytest.raises(ConfigError, match=f"^records\\[0\\]: '../x' {re.escape(outside)}$"):
+        parse_config({"records": ["../x"]})
+    ids = SCHEMA["properties"]["pins"]["anyOf"][0]["propertyNames"]["errorMessage"]
+    with pytest.raises(ConfigError, match=f"^pins: {re.escape(ids)}, got 1$"):
+        parse_config({"pins": {1: {}}})
+
+
+def test_fail_on_existing_is_a_flag_false_by_default() -> None:
+    assert parse_config(None).fail_on_existing is False
+    assert parse_config({"fail_on_existing": True}).fail_on_existing is True
+    with pytest.raises(ConfigError, match=r"^fail_on_existing: expected true or false, got 'yes'$"):
+        parse_config({"fail_on_existing": "yes"})
+    described = SCHEMA["properties"]["fail_on_existing"]
+    assert described["type"] == "boolean" and described["default"] is False
+
+
+def test_valid_values_convert() -> None:
+    """Sizes to bytes with the text kept, "6.7B" to billions, verdict names to Verdict,
+    calibration entries to CalibrationSpec, one glob to a list of one."""
+    cfg = load_config_text(
+        "records: data/*.json\n"
+        "catalogue: {models: [m/*.json]}\n"
+        "fail_on: [violation, suspect]\n"
+        "calibration: {tolerance_pp: 0, records: [{id: r, check: memory-roof, percent: 51}]}\n"
+        "pins: {r: {weight_bytes: 3.53 gib, params: 6.7B, active_params: 3, count: 2.0,"
+        " bandwidth_gbps: 1555, parallelism: tensor}}\n"
+    )
+    assert cfg.records == ("data/*.json",)
+    assert cfg.catalogue["models"] == ("m/*.json",)
+    assert cfg.catalogue["accelerators"] == ("data/accelerators/*.json",)
+    assert cfg.fail_on == {Verdict.VIOLATION, Verdict.SUSPECT}
+    assert cfg.tolerance_pp == 0.0 and cfg.calibration == (
+        CalibrationSpec("r", "memory-roof", 51.0),
+    )
+    pins = cfg.pins["r"]
+    assert pins["weight_bytes"] == Pin("weight_bytes", 3.53 * 2**30, "3.53 GiB")
+    assert pins["params"] == Pin("params", 6.7, "6.7B")
+    assert pins["active_params"] == Pin("active_params", 3.0, "3")
+    assert pins["count"] == Pin("count", 2, "2.0") and isinstance(pins["count"].value, int)
+    assert pins["bandwidth_gbps"] == Pin("bandwidth_gbps", 1555.0, "1555")
+    assert pins["parallelism"] == Pin("parallelism", "tensor", "tensor")
+
+
 def test_non_finite_numbers_are_the_one_documented_difference() -> None:
     # YAML's .inf is a number to a JSON Schema validator; roofbot refuses it.
     data = yaml.safe_load("calibration: {tolerance_pp: .inf}\n")
     assert not accepts(data)
+
+
+def test_numbers_beyond_a_float_are_refused_saying_where() -> None:
+    """.inf, .nan and a whole number too large for a float are numbers to a JSON Schema
+    validator; roofbot refuses them, as an error that says where (never a crash)."""
+    assert valid({"pins": {"r": {"count": 10**400}}})
+    for config, message in (
+        (
+            {"calibration": {"tolerance_pp": math.nan}},
+            "calibration.tolerance_pp: expected a number",
+        ),
+        ({"pins": {"r": {"count": 10**400}}}, "pins.r.count: expected a whole number, got 1000"),
+        ({"pins": {"r": {"bandwidth_gbps": 10**400}}}, "pins.r.bandwidth_gbps: expected a number"),
+        ({"pins": {"r": {"params": "9" * 400 + "B"}}}, "pins.r.params: expected billions"),
+        ({"pins": {"r": {"weight_bytes": "9" * 400 + " GB"}}}, "pins.r.weight_bytes: too large"),
+    ):
+        with pytest.raises(ConfigError) as e:
+            parse_config(config)
+        assert str(e.value).startswith(message), str(e.value)
 
 
 # ------------------------------------------------------------------ the property

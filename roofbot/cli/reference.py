@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 @click.command()
 def schema() -> None:
-    """Print the JSON Schema of `.roofbot.yml` (draft-07), generated from the loader's table.
+    """Print the JSON Schema of `.roofbot.yml` (draft-07): the one roofbot validates it with.
 
     Example: roofbot schema > .roofbot.schema.json, then start .roofbot.yml with
     `# yaml-language-server: $schema=.roofbot.schema.json` so editors check it as you type.
