@@ -105,6 +105,24 @@ ASIDES: tuple[Aside, ...] = (
         ("2 GPUs",),
     ),
     Aside(
+        "part-name-number",
+        _COUNTS,
+        rx(
+            r"\b(?:rtx|gtx|rx|titan|quadro|radeon|arc)"
+            r"(?:\s+(?:pro|ai\s+pro|ai))?\s?[a-z]?\d{3,4}\b"
+            r"|(?=\d)(?<![\w.,])(?:[1-5]0[5-9]0|16[56]0)(?=\s?(?:ti\s|super\s|xtx\s|xt\s)?(?:gpus?|cards?)\b)"
+        ),
+        "a number in a part's name, not a count",
+        (
+            "on an RTX 4090 GPU",
+            "RTX 3090 GPUs",
+            "on a Radeon RX 7900 XTX GPU",
+            "RTX PRO 6000 cards",
+            "two 4090 cards",
+        ),
+        ("8 GPUs", "2048 GPUs", "a cluster of 4096 GPUs"),
+    ),
+    Aside(
         "apple-generation",
         _COUNTS,
         rx(r"m(?<!\wm)\d(?:\s(?:pro|max|ultra))?\b"),

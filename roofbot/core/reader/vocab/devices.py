@@ -13,11 +13,17 @@ _PART_TOKEN = (
     r"(?:(?:rtx|gtx|titan|radeon|instinct|arc|gaudi|tpu|ascend|wormhole|blackhole)"
     r"(?:\s(?:ai\s)?(?:pro\s)?[a-z]{0,2}\d{1,4}\w*)?(?:\s(?:ti|super|xtx|xt))?"
     r"|mi\d{2,3}\w*|[hbavl]\d{2,3}\w*|t4|gb\d{3}\w*|trn\d|trainium|inferentia|inf\d"
-    r"|rx\s?\d{4}\w*(?:\s(?:xtx|xt))?|wse-?\d\w*|\d{4} ti)"
-)
+    r"|rx\s?\d{4}\w*(?:\s(?:xtx|xt))?|wse-?\d\w*|{CONSUMER}(?:\s?(?:ti|super))?s?)"
+).replace("{CONSUMER}", r"(?:[1-5]0[5-9]0|16[56]0)")
 _NOUN = r"(?:gpus?|cards?|accelerators?|devices?|chips?|dies|apus?|npus?|wafers?)"
 PART_OR_NOUN = rf"{_BRAND}{_LINE}(?:{_PART_TOKEN}|{_NOUN})\b"
 """Where a count may stand: before an accelerator noun or a part's name."""
+
+_NOT_ONE = (
+    r"(?![^,;:.()]{0,30}?\b(?:nodes?|servers?|systems?|clusters?|racks?|pods?|instances?|box(?:es)?"
+    r"|machines?|vms?|slices?|hosts?|platforms?|superpods?|trays?|nvl\d+|x\s?\d|[x×]\d)\b)"
+)
+"""After a part's name: no word that makes it a machine of several ("an H100 node")."""
 
 _WORDS = {
     "one": 1, "single": 1, "two": 2, "dual": 2, "twin": 2, "three": 3, "four": 4, "quad": 4,
@@ -80,6 +86,12 @@ COUNT_RULES: tuple[Rule[int], ...] = (
             "setup: Apple M4 Pro 12C/16GPU MacBook Pro Mac16,8",
             "Intel Gaudi 2 accelerators",
             "mlx 0.29.2.dev20251008+85a8824a8, mlx-lm 0.28.2",
+            "Llama 3.1 8B Q4_K_M on an RTX 4090 GPU",
+            "llama.cpp on RTX 4090 cards",
+            "RTX 3090 GPUs with llama-bench",
+            "RTX 5090 GPUs, CUDA 12.8",
+            "on a Radeon RX 7900 XTX GPU",
+            "a 4090 card",
         ),
     ),
     Rule(
@@ -94,6 +106,26 @@ COUNT_RULES: tuple[Rule[int], ...] = (
             ("on a single GPU", 1),
         ),
         ("one of the two runs",),
+    ),
+    Rule(
+        "a-part",
+        Kind.COUNT,
+        rx(rf"(?:an?)(?<![\w-]an)(?<![\w-]a)\s+(?={_BRAND}{_LINE}{_PART_TOKEN}\b{_NOT_ONE})"),
+        const(1),
+        (
+            ("Llama 3.1 8B on a Radeon RX 7900 XTX GPU under ROCm", 1),
+            ("Qwen2.5 7B on an RTX 4090 GPU, llama-bench tg128", 1),
+            ("served on an H100 with vLLM", 1),
+            ("on a 4090 with llama.cpp", 1),
+        ),
+        (
+            "an H100 node of 8 H100 GPUs",
+            "a GB200 NVL72 rack",
+            "a H100 SXM5 server",
+            "a DGX H100 system",
+            "an RTX 3090 x2 rig",
+        ),
+        weak=True,  # "a" names one device only where nothing else counts them
     ),
     Rule(
         "machines-each-with",
