@@ -178,7 +178,10 @@ def bandwidth(ctx: Context, found: Part) -> Bandwidth:
     other, why = None, found.why
     if text_bw is not None and abs(text_bw.value - acc.bandwidth_gbps) > 0.05 * acc.bandwidth_gbps:
         other = Input(text_bw.value, text_bw.source, Basis.TEXT)
-        why = f"the text states {text_bw.value:g} GB/s for the device, {acc.id} has {acc.bandwidth_gbps:g} GB/s"
+        why = (
+            f"the text states {text_bw.value:g} GB/s for the device ({text_bw.source}), "
+            f"{acc.id} has {acc.bandwidth_gbps:g} GB/s"
+        )
     elif found.other is not None and found.other.bandwidth_gbps is not None:
         o = found.other
         other = Input(

@@ -92,3 +92,72 @@ def test_a_record_at_ten_times_one_cards_roof_on_an_rtx_4090_gpu_is_a_violation(
     ok = record("Llama 3.1 8B Q4_K_M on an RTX 4090 GPU, llama-bench tg128", value=2000.0)
     result = check_record(ok, "data/benchmarks/names-case.json", CATALOGUE, Config())
     assert result.verdict is Verdict.VIOLATION, result
+
+
+# ------------------------------------------------------------ parts by name, from the catalogue
+@pytest.mark.parametrize(
+    ("text", "part"),
+    [
+        ("llama-bench on one h100 sxm5", "nvidia-h100-sxm"),
+        ("RTX4090, llama.cpp b4000", "nvidia-rtx-4090"),
+        ("NVIDIA H100-SXM, vLLM", "nvidia-h100-sxm"),
+        ("geforce rtx 5090 founders edition", "nvidia-rtx-5090"),
+        ("hardware: nvidia-rtx-3090 (the catalogue id)", "nvidia-rtx-3090"),
+        ("Radeon RX7900XTX, ROCm 6.2", "amd-radeon-rx-7900-xtx"),
+    ],
+)
+def test_a_part_matches_the_catalogue_whatever_the_case_spacing_or_hyphens(
+    text: str, part: str
+) -> None:
+    inp = read(text, part="")
+    assert inp.part is not None and inp.part.value == part, inp.part
+
+
+def test_a_longer_name_wins_over_the_name_its_siblings_share(real_repo: Repository) -> None:
+    """The users' catalogue has the H100 SXM, PCIe and NVL: "H100 SXM5" names the SXM part,
+    "H100" alone names none of the three (it is ambiguous), "h100 pcie" the PCIe card."""
+    cat = real_repo.catalogue()
+    assert [a.id for a in cat.match_accelerators("8x H100 SXM5, vLLM")] == ["nvidia-h100-sxm"]
+    assert [a.id for a in cat.match_accelerators("an h100 pcie card")] == ["nvidia-h100-pcie"]
+    assert not any(a.id.startswith("nvidia-h100") for a in cat.match_accelerators("an H100"))
+
+
+def test_a_binned_m3_max_under_the_full_m3_max(real_repo: Repository) -> None:
+    rec = record("Apple M3 Max 30-core GPU 300 GB/s, llama.cpp", part="apple-m3-max")
+    inp = resolve(rec, real_repo.catalogue(), {})
+    assert inp.other_bandwidth_gbps is not None and inp.other_bandwidth_gbps.value == 300.0
+    assert inp.variant is not None and "30-core GPU" in inp.variant
+
+
+def test_a_part_named_in_the_text_other_than_accelerator_ids_is_a_part_variant() -> None:
+    inp = read("on one h100 sxm5 with vLLM", part="nvidia-a100-40gb-sxm4")
+    assert inp.variant is not None and "nvidia-h100-sxm" in inp.variant
+
+
+def test_a_binned_variants_stated_bandwidth_is_read_and_the_variant_named() -> None:
+    """Apple's M4 Max with a 32-core GPU streams 410 GB/s, the 40-core one 546 GB/s."""
+    inp = read("Apple M4 Max 32-core GPU 410 GB/s, llama.cpp Metal", part="apple-m4-max")
+    assert inp.bandwidth_gbps is not None and inp.other_bandwidth_gbps is not None
+    assert {inp.bandwidth_gbps.value, inp.other_bandwidth_gbps.value} == {546.0, 410.0}
+    assert inp.variant is not None and "32-core GPU" in inp.variant
+
+
+def test_a_stated_bandwidth_resolves_a_system_with_no_catalogue_part() -> None:
+    inp = read("NVIDIA DGX Spark (GB10) 273 GB/s, llama.cpp", part="")
+    assert inp.bandwidth_gbps is not None and inp.bandwidth_gbps.value == 273.0
+    assert inp.count.value == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [("4,000 GB/s memory bandwidth", 4000.0), ("memory bandwidth of 4,000 GB/s", 4000.0)],
+)
+def test_a_bandwidth_with_a_thousands_separator(text: str, want: float) -> None:
+    bw = read(text, part="").bandwidth_gbps
+    assert bw is not None and bw.value == want
+
+
+def test_a_capacity_between_the_parts_words_still_names_it(real_repo: Repository) -> None:
+    cat = real_repo.catalogue()
+    assert [a.id for a in cat.match_accelerators("4x NVIDIA H100 80GB SXM5")] == ["nvidia-h100-sxm"]
+    assert [a.id for a in cat.match_accelerators("A100 80GB PCIe")] == ["nvidia-a100-80gb-pcie"]

@@ -23,12 +23,12 @@ DEVICE_MEMORY_RULE: Rule[float] = Rule(
 )
 """One device's memory, stated: where it is the resolved part's, the text is of one device."""
 
-_GBS = r"(\d+(?:\.\d+)?)\s?([gt]b/s)"
-"""A bandwidth figure: its number, then GB/s or TB/s."""
+_GBS = r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s?([gt]b/s)"
+"""A bandwidth figure: its number (thousands may be separated: "4,000"), then GB/s or TB/s."""
 
 
 def _gbs(m: re.Match[str]) -> float:
-    return float(m[1]) * (1000.0 if m[2] == "tb/s" else 1.0)
+    return float(m[1].replace(",", "")) * (1000.0 if m[2] == "tb/s" else 1.0)
 
 
 _NOT_DEVICE_BANDWIDTH = (
@@ -55,8 +55,30 @@ BANDWIDTH_RULES: tuple[Rule[float], ...] = (
         Kind.BANDWIDTH,
         rx(r"(?=\d)(?<![\w.])" + _GBS + r"\s+(?:memory\s+)?bandwidth\b"),
         _gbs,
-        (("273 GB/s memory bandwidth, in a MacBook Pro (Model Mac16,8)", 273.0),),
+        (
+            ("273 GB/s memory bandwidth, in a MacBook Pro (Model Mac16,8)", 273.0),
+            ("H200 SXM, 4,800 GB/s memory bandwidth", 4800.0),
+        ),
         _NOT_DEVICE_BANDWIDTH,
+    ),
+    Rule(
+        "part-then-bandwidth",
+        Kind.BANDWIDTH,
+        rx(
+            r"(?:gpu(?<!per[ -]gpu)|\([a-z]{1,4}\d{1,4}\w*\))\s*,?\s*"
+            + _GBS
+            + r"(?!\s*(?:achieved|effective|measured|sustained|actual|of\b|out of))"
+        ),
+        _gbs,
+        (
+            ("Apple M3 Max 30-core GPU 300 GB/s, llama.cpp Metal", 300.0),
+            ("NVIDIA DGX Spark (GB10) 273 GB/s", 273.0),
+        ),
+        (
+            *_NOT_DEVICE_BANDWIDTH,
+            "per-GPU 412 GB/s achieved in the decode loop",
+            "the GPU 825 GB/s achieved",
+        ),
     ),
     Rule(
         "bandwidth-of",
