@@ -191,6 +191,7 @@ _BRAND_WORDS = frozenset(
         "instinct",
         "tesla",
         "cerebras",
+        "cloud",
     }
 )
 _FORM_FACTORS = frozenset({"sxm", "pcie", "oam", "nvl", "mezzanine"})

@@ -10,8 +10,9 @@ from typing import Any
 from roofbot.core.catalogue import Accelerator, Catalogue
 from roofbot.core.config import Pin
 from roofbot.core.provenance import Basis, Input
-from roofbot.core.reader.reading import Reading
+from roofbot.core.reader.reading import Reading, lowered
 from roofbot.core.reader.rule import Kind
+from roofbot.core.reader.vocab.systems import systems_in
 from roofbot.core.results import Message
 from roofbot.core.specificity import choose, pinned
 
@@ -49,7 +50,8 @@ class Part:
 def _named_parts(ctx: Context) -> list[Accelerator]:
     """The catalogue parts the name, model and methodology name for this run."""
     text = " | ".join(ctx.reading.this_run.get(f, "") for f in ("name", "model", "methodology"))
-    return ctx.catalogue.match_accelerators(text)
+    systems = " | ".join(s.part for s, _ in systems_in(lowered(text)))
+    return ctx.catalogue.match_accelerators(f"{text} | {systems}" if systems else text)
 
 
 def _text_names_another(

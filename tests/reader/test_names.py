@@ -161,3 +161,46 @@ def test_a_capacity_between_the_parts_words_still_names_it(real_repo: Repository
     cat = real_repo.catalogue()
     assert [a.id for a in cat.match_accelerators("4x NVIDIA H100 80GB SXM5")] == ["nvidia-h100-sxm"]
     assert [a.id for a in cat.match_accelerators("A100 80GB PCIe")] == ["nvidia-a100-80gb-pcie"]
+
+
+# ------------------------------------------------------------ systems: a name that implies parts
+@pytest.mark.parametrize(
+    ("text", "part", "count"),
+    [
+        ("DGX H100, TensorRT-LLM 0.9", "nvidia-h100-sxm", 8),
+        ("one NVIDIA HGX H200 8-GPU board", "nvidia-h200-sxm", 8),
+        ("AWS p5.48xlarge, vLLM 0.6.3", "nvidia-h100-sxm", 8),
+        ("a p5e.48xlarge instance", "nvidia-h200-sxm", 8),
+        ("GCP a3-highgpu-8g, SGLang", "nvidia-h100-sxm", 8),
+        ("GCP a3-highgpu-4g", "nvidia-h100-sxm", 4),
+        ("Azure ND H100 v5 VM", "nvidia-h100-sxm", 8),
+        ("p4d.24xlarge, FasterTransformer", "nvidia-a100-40gb-sxm4", 8),
+        ("a2-highgpu-2g", "nvidia-a100-40gb-sxm4", 2),
+        ("Cloud TPU v6e-8 slice, JetStream", "google-tpu-v6e", 8),
+        ("trillium v6e-4", "google-tpu-v6e", 4),
+        ("2x DGX H100 over InfiniBand", "nvidia-h100-sxm", 16),
+        ("AMD Instinct MI355X Platform", "amd-instinct-mi355x", 8),
+    ],
+)
+def test_a_system_or_instance_names_its_part_and_count(text: str, part: str, count: int) -> None:
+    inp = read(text, part="")
+    assert inp.part is not None and inp.part.value == part, inp.part
+    assert inp.count.value == count and not inp.count.assumed, inp.count
+
+
+def test_an_explicit_count_beside_a_system_wins() -> None:
+    assert read("DGX H100, using 4 GPUs of the 8", part="").count.value == 4
+
+
+def test_a_system_whose_part_is_not_the_records_is_a_part_variant() -> None:
+    inp = read("AWS p5e.48xlarge (8x H200)", part="nvidia-h100-sxm")
+    assert inp.variant is not None and "nvidia-h200-sxm" in inp.variant
+
+
+def test_every_system_row_reads_its_example_and_names_a_source() -> None:
+    from roofbot.core.reader.vocab.systems import SYSTEMS, systems_in
+
+    for row in SYSTEMS:
+        assert row.source, row
+        found = systems_in(row.example.lower())
+        assert any(s.part == row.part for s, _ in found), row.example

@@ -98,7 +98,7 @@ ASIDES: tuple[Aside, ...] = (
         _COUNTS,
         rx(
             r"(?:gaudi|trainium|inferentia|trn(?<!\wtrn)|inf(?<!\winf)|ascend|xe(?<!\wxe)"
-            r"|tpu\s?v)\s?\d\w*\b"
+            r"|tpu\s?v)\s?\d\w*\b(?!-\d)"
         ),
         "a part's name and generation, not a count",
         ("8x Intel Gaudi 2 OAM accelerators", "TPU v5e chips", "AWS Trainium 2 instances"),

@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 from roofbot.core.reader.rule import Kind, Rule, const, integer, rx
+from roofbot.core.reader.vocab.systems import SYSTEM_RULE
 
 _BRAND = r"(?:(?:nvidia|amd|intel|apple|google|huawei|qualcomm)\s+)?"
 _LINE = r"(?:(?:geforce|radeon|instinct|tesla|arc|data center gpu)\s+)?"
@@ -254,6 +255,7 @@ PARALLELISM_RULES: tuple[Rule[str], ...] = (
 
 DEVICE_RULES: tuple[Rule[Any], ...] = (
     *COUNT_RULES,
+    SYSTEM_RULE,
     PER_DEVICE_RULE,
     *PARALLELISM_RULES,
 )
