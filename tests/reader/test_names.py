@@ -13,6 +13,8 @@ from roofbot.adapters.repo import Repository
 from roofbot.core.check import check_record
 from roofbot.core.config import Config
 from roofbot.core.inputs import Inputs
+from roofbot.core.reader.reading import read_field
+from roofbot.core.reader.rule import Kind
 from roofbot.core.resolve import resolve
 from roofbot.core.results import Verdict
 from tests.conftest import FIXTURES
@@ -204,3 +206,72 @@ def test_every_system_row_reads_its_example_and_names_a_source() -> None:
         assert row.source, row
         found = systems_in(row.example.lower())
         assert any(s.part == row.part for s, _ in found), row.example
+
+
+# ------------------------------------------------------------ engine flags are data
+def _affirmed(text: str, kind: Kind) -> list[Any]:
+    found, _ = read_field("methodology", text)
+    return [m.value for m in found if m.kind is kind and m.affirmed]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "llama-bench -m llama-3.1-8b.gguf -ctk q8_0 -ctv q8_0 -fa 1",
+        "llama-server --cache-type-k q8_0 --cache-type-v q4_0",
+        "OLLAMA_KV_CACHE_TYPE=q8_0 ollama run llama3.1:8b",
+    ],
+)
+def test_a_kv_cache_type_is_never_the_weights_format(text: str) -> None:
+    assert _affirmed(text, Kind.GGUF_TYPE) == []
+    assert _affirmed(text, Kind.PRECISION) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        (
+            "python -m sglang.bench_one_batch --model-path meta-llama/Llama-3.1-8B --batch-size 32",
+            32,
+        ),
+        ("python benchmarks/benchmark_latency.py --batch-size 8 --input-len 128", 8),
+        ("trtllm-bench throughput --concurrency 64", 64),
+    ],
+)
+def test_an_engines_batch_flag(text: str, want: int) -> None:
+    assert want in _affirmed(text, Kind.BATCH)
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("AutoModelForCausalLM.from_pretrained(name, torch_dtype=torch.bfloat16)", "bf16"),
+        ("python quantize.py --qformat fp8 --kv_cache_dtype fp8", "fp8"),
+        ("vllm serve --dtype half", "fp16"),
+    ],
+)
+def test_an_engines_weights_dtype_flag(text: str, want: str) -> None:
+    inp = read(text, part="nvidia-h100-sxm", metric="tps_aggregate")
+    assert inp.compute_precision is not None and inp.compute_precision.value == want
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "python -m sglang.launch_server --speculative-algorithm EAGLE --speculative-num-steps 3",
+        "llama-server -m big.gguf -md small.gguf --draft-max 16",
+        "model.generate(**inputs, assistant_model=assistant)",
+        "exllamav2 test_inference.py --draft_model_dir /models/draft",
+    ],
+)
+def test_an_engines_speculation_flag(text: str) -> None:
+    assert read(text, part="nvidia-h100-sxm").speculative is not None
+
+
+def test_every_engine_flag_row_reads_its_example() -> None:
+    from roofbot.core.reader.vocab.flags import FLAGS
+
+    for row in FLAGS:
+        found, _ = read_field("methodology", row.example)
+        kinds = {m.kind for m in found if m.affirmed}
+        assert row.role.kind in kinds or row.role.kind is None, row

@@ -4,6 +4,7 @@ of a shielded kind whose number stands inside it is set aside, and `explain` say
 from __future__ import annotations
 
 from roofbot.core.reader.rule import Aside, Kind, rx
+from roofbot.core.reader.vocab.flags import KV_CACHE_ASIDE
 
 _COUNTS = frozenset({Kind.COUNT})
 
@@ -132,7 +133,7 @@ ASIDES: tuple[Aside, ...] = (
     ),
     Aside(
         "llama-bench-prompt-test",
-        frozenset({Kind.PARALLELISM, Kind.COUNT}),
+        frozenset({Kind.PARALLELISM, Kind.COUNT, Kind.PIPELINE_DEGREE}),
         rx(r"pp(?<![\w-]pp)\d{3,}\b"),
         "llama-bench's prompt-processing test label, not pipeline parallelism",
         ("pp512 = 1460 t/s, tg128 = 61.9 t/s",),
@@ -153,5 +154,6 @@ ASIDES: tuple[Aside, ...] = (
         ),
         ("FP8 weights and FP8 activations",),
     ),
+    KV_CACHE_ASIDE,
 )
 """Applied before any input rule; the asides of a field are shown by `explain`."""

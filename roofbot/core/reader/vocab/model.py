@@ -25,7 +25,6 @@ PRECISION_RULE: Rule[str] = Rule(
     rx(
         r"(?<![a-z0-9])w?(nvfp4|mxfp4|fp4|fp6|fp8|e4m3|e5m2|bf16|bfloat16|fp16|float16|fp32|int8|"
         r"int4|w8a8|w8a16|w4a16|w4a8|w4a4)(?![a-z0-9])"
-        r"|--dtype[= ](bfloat16|float16|half|bf16|fp16)\b|--quantization[= ](fp8)\b"
     ),
     lambda m: next(g for g in m.groups() if g).lower(),
     (
@@ -33,9 +32,7 @@ PRECISION_RULE: Rule[str] = Rule(
         ("Llama 2 70B (MLPerf v6.1 submission, FP4 weights)", "fp4"),
         ("nvidia/Llama-3.1-8B-Instruct-FP8", "fp8"),
         ("Qwen3.5-397B-A17B-NVFP4", "nvfp4"),
-        ("vllm serve --dtype bfloat16", "bfloat16"),
         ("Llama 3.3 70B Instruct, bfloat16 weights", "bfloat16"),
-        ("vllm serve --quantization fp8", "fp8"),
         ("Llama 2 70B WMXFP4 on 8xMI355X", "mxfp4"),
     ),
     (
