@@ -3,6 +3,7 @@ memory bandwidth each one streams."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,7 +15,7 @@ from roofbot.core.reader.reading import Reading, lowered
 from roofbot.core.reader.rule import Kind
 from roofbot.core.reader.vocab.systems import systems_in
 from roofbot.core.results import Message
-from roofbot.core.specificity import choose, pinned
+from roofbot.core.specificity import Choice, choose, pinned
 
 LLAMA_CPP = frozenset({"llama-cpp", "llamacpp", "llama.cpp"})
 
@@ -117,6 +118,52 @@ def _one_device(ctx: Context, acc: Accelerator | None) -> Input[int]:
     return Input(1, "no accelerator count in the text (assumed 1)", Basis.ASSUMED)
 
 
+_DP_IN_TP = re.compile(r"dp[- _]attention|--enable-dp-attention")
+"""SGLang's data-parallel attention: its replicas live inside the tensor group, not beside it."""
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The parallel degrees the text states (tensor, pipeline, data), each with its mention."""
+
+    tp: Choice | None
+    pp: Choice | None
+    dp: Choice | None
+    dp_in_tp: bool = False
+
+    @property
+    def devices(self) -> int:
+        """The devices the layout spans: tp x pp x dp (data-parallel attention adds none)."""
+        dp = 1 if self.dp is None or self.dp_in_tp else max(self.dp.value, 1)
+        return (
+            max(self.tp.value if self.tp else 1, 1) * max(self.pp.value if self.pp else 1, 1) * dp
+        )
+
+    def source(self) -> str:
+        parts = [
+            f"{name} {c.value} ({c.mention.source})"
+            for name, c in (("tp", self.tp), ("pp", self.pp), ("dp", self.dp))
+            if c is not None
+        ]
+        dp = (
+            "; data-parallel attention: its replicas are inside the tensor group"
+            if (self.dp_in_tp and self.dp is not None)
+            else ""
+        )
+        return " x ".join(parts) + f" = {self.devices} devices{dp}"
+
+
+def layout(ctx: Context) -> Layout | None:
+    """The tensor, pipeline and data degrees the text states, or None where it states none."""
+    tp, pp, dp = (
+        choose(ctx.reading, k) for k in (Kind.TENSOR_DEGREE, Kind.PIPELINE_DEGREE, Kind.DATA_DEGREE)
+    )
+    if tp is None and pp is None and dp is None:
+        return None
+    text = " ".join(ctx.reading.this_run.get(f, "") for f in ("name", "model", "methodology"))
+    return Layout(tp, pp, dp, _DP_IN_TP.search(text.lower()) is not None)
+
+
 def count(ctx: Context, acc: Accelerator | None) -> Input[int]:
     if p := ctx.pin("count"):
         return p
@@ -124,6 +171,10 @@ def count(ctx: Context, acc: Accelerator | None) -> Input[int]:
     if per:
         return Input(1, f"{per[0].source} (the figure is one device's)", Basis.TEXT)
     chosen = choose(ctx.reading, Kind.COUNT)
+    lay = layout(ctx)
+    weak = chosen is None or (chosen.mention.weak and chosen.value < (lay.devices if lay else 1))
+    if lay is not None and lay.devices > 1 and weak:
+        return Input(lay.devices, lay.source(), Basis.TEXT)
     if chosen is None:
         return _one_device(ctx, acc)
     if chosen.rivals:
@@ -133,6 +184,24 @@ def count(ctx: Context, acc: Accelerator | None) -> Input[int]:
             + " accelerators at the same level: the larger count is taken, as an assumption"
         )
     return chosen.to_input("accelerator count")
+
+
+def tensor_degree(ctx: Context, n: Input[int]) -> Input[int] | None:
+    """How many devices one sequence streams its weights through at a time: the stated
+    tensor-parallel degree, or the devices over the stated pipeline and data degrees. None
+    where the text states no degree (the split then decides)."""
+    lay = layout(ctx)
+    if n.value <= 1 or lay is None:
+        return None
+    if lay.tp is not None and lay.tp.value >= 1:
+        tp = min(lay.tp.value, n.value)
+        return Input(tp, lay.tp.to_input("a tensor-parallel degree").source, Basis.TEXT)
+    others = max(lay.pp.value if lay.pp else 1, 1) * (
+        1 if lay.dp is None or lay.dp_in_tp else max(lay.dp.value, 1)
+    )
+    if others > 1 and n.value % others == 0:
+        return Input(n.value // others, f"{n.value} devices / ({lay.source()})", Basis.TEXT)
+    return None
 
 
 def parallelism(ctx: Context, n: Input[int]) -> Input[str] | None:

@@ -275,3 +275,60 @@ def test_every_engine_flag_row_reads_its_example() -> None:
         found, _ = read_field("methodology", row.example)
         kinds = {m.kind for m in found if m.affirmed}
         assert row.role.kind in kinds or row.role.kind is None, row
+
+
+# ------------------------------------------------------------ a parallel layout
+def roofs(text: str, part: str = "nvidia-h100-sxm", **kw: Any) -> dict[str, float]:
+    from roofbot.core import roofline
+
+    inp = read(text, part=part, **kw)
+    return {c.check.value: c.ceiling for c in roofline.checks(inp, 10.0)}
+
+
+@pytest.mark.parametrize(
+    ("text", "devices", "tp"),
+    [
+        ("LLM(model=name, tensor_parallel_size=4)", 4, 4),
+        ("vllm serve m -tp 8 -pp 2", 16, 8),
+        ("TensorRT-LLM, TP8PP2, FP8", 16, 8),
+        ("DP2 x TP4", 8, 4),
+        ("vllm serve m --data-parallel-size 2 --tensor-parallel-size 4", 8, 4),
+        ("python -m sglang.launch_server --tp 8 --dp 8 --enable-dp-attention", 8, 8),
+        ("8x H100 SXM5, TP4 (two replicas)", 8, 4),
+        ("2 GPUs, -pp 2", 2, 1),
+        ("4-way tensor parallel, 2-way pipeline parallel", 8, 4),
+    ],
+)
+def test_a_parallel_layout_gives_the_devices_and_the_tensor_group(
+    text: str, devices: int, tp: int
+) -> None:
+    inp = read(text, part="nvidia-h100-sxm")
+    assert inp.count.value == devices and not inp.count.assumed, inp.count
+    assert inp.tensor_degree is not None and inp.tensor_degree.value == tp, inp.tensor_degree
+
+
+def test_one_sequence_streams_through_one_tensor_group_the_compute_roof_counts_every_device() -> (
+    None
+):
+    """DP2 x TP4 on H100s: the memory roof is 4 x BW, the compute roof 8 x peak."""
+    one = roofs("one H100 SXM", metric="tps_aggregate", unit="output tokens/s, batch 1")
+    dp2tp4 = roofs("DP2 x TP4", metric="tps_aggregate", unit="output tokens/s, batch 1")
+    assert dp2tp4["memory-roof"] == pytest.approx(4 * one["memory-roof"])
+    assert dp2tp4["compute-roof"] == pytest.approx(8 * one["compute-roof"])
+    tp8pp2 = roofs("TP8PP2", metric="tps_aggregate", unit="output tokens/s, batch 1")
+    assert tp8pp2["memory-roof"] == pytest.approx(8 * one["memory-roof"])
+    assert tp8pp2["compute-roof"] == pytest.approx(16 * one["compute-roof"])
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("1x L4, vLLM 0.6", 1),
+        ("a pair of L40S cards", 2),
+        ("H100*8, TensorRT-LLM", 8),
+        ("a pair of RTX 3090s over NVLink", 2),
+    ],
+)
+def test_counts_in_new_forms(text: str, want: int) -> None:
+    inp = read(text, part="nvidia-h100-sxm")
+    assert inp.count.value == want and not inp.count.assumed, inp.count

@@ -13,7 +13,7 @@ _LINE = r"(?:(?:geforce|radeon|instinct|tesla|arc|data center gpu)\s+)?"
 _PART_TOKEN = (
     r"(?:(?:rtx|gtx|titan|radeon|instinct|arc|gaudi|tpu|ascend|wormhole|blackhole)"
     r"(?:\s(?:ai\s)?(?:pro\s)?[a-z]{0,2}\d{1,4}\w*)?(?:\s(?:ti|super|xtx|xt))?"
-    r"|mi\d{2,3}\w*|[hbavl]\d{2,3}\w*|t4|gb\d{3}\w*|trn\d|trainium|inferentia|inf\d"
+    r"|mi\d{2,3}\w*|[hbavl]\d{2,3}\w*|t4|l4|gb\d{3}\w*|trn\d|trainium|inferentia|inf\d"
     r"|rx\s?\d{4}\w*(?:\s(?:xtx|xt))?|wse-?\d\w*|{CONSUMER}(?:\s?(?:ti|super))?s?)"
 ).replace("{CONSUMER}", r"(?:[1-5]0[5-9]0|16[56]0)")
 _NOUN = r"(?:gpus?|cards?|accelerators?|devices?|chips?|dies|apus?|npus?|wafers?)"
@@ -46,6 +46,7 @@ COUNT_RULES: tuple[Rule[int], ...] = (
             ("1 node, 8x AMD Instinct MI355X 288GB HBM3e", 8),
             ("8x Intel Gaudi 2 OAM accelerators, 96GB HBM2E each", 8),
             ("Perplexity: Llama 2 70B FP8 on 8x H100 80GB", 8),
+            ("1x L4, vLLM 0.6", 1),
         ),
         (
             "host link 4x PCIe 4.0 x16",
@@ -57,14 +58,23 @@ COUNT_RULES: tuple[Rule[int], ...] = (
     Rule(
         "part-x-n",
         Kind.COUNT,
-        re.compile(r"(?<=[0-9A-Z]) ?[x×] ?(\d+)\b(?!\.\d)"),
+        re.compile(
+            r"(?:(?<=[0-9A-Z]) ?[x×] ?|(?:(?<=[A-Z]\d\d)|(?<=[A-Z]\d{3})|(?<=[A-Z]\d{4}))\*)"
+            r"(\d+)\b(?!\.\d)"
+        ),
         integer(),
         (
             ("DGX H100 x8, TensorRT-LLM", 8),
+            ("H100*8, TensorRT-LLM", 8),
             ("RTX 3090 x2 over PCIe", 2),
             ("AMD Instinct MI300X x8", 8),
         ),
-        ("gfx906:sramecc+:xnack-", "host link 4x PCIe 4.0 x16", "12 nodes x 8 H100"),
+        (
+            "gfx906:sramecc+:xnack-",
+            "host link 4x PCIe 4.0 x16",
+            "12 nodes x 8 H100",
+            "Injection {{ 7*7 }}",
+        ),
         cased=True,  # "H100 x8": a part's capital or digit stands before the x
     ),
     Rule(
@@ -107,6 +117,14 @@ COUNT_RULES: tuple[Rule[int], ...] = (
             ("on a single GPU", 1),
         ),
         ("one of the two runs",),
+    ),
+    Rule(
+        "pair-of",
+        Kind.COUNT,
+        rx(rf"\b(pair|couple|trio) of\s+(?={PART_OR_NOUN})"),
+        lambda m: {"pair": 2, "couple": 2, "trio": 3}[m[1]],
+        (("a pair of L40S cards", 2), ("a pair of RTX 3090s over NVLink", 2)),
+        ("a pair of NVMe drives", "a couple of runs"),
     ),
     Rule(
         "a-part",
