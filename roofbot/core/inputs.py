@@ -21,7 +21,9 @@ TOKEN_RATE_METRICS: Mapping[str, RateKind] = {
 _TOKEN_UNIT = re.compile(r"\btok(?:en)?s?\b|\bt/s\b|tok/s|tps\b", re.IGNORECASE)
 _NOT_TOKEN_UNIT = re.compile(
     r"\b[TPG]FLOPS\b|\bTOPS\b|^\s*x\b|\bspeedup\b|\bratio\b|\bmultiple\b|\bJ/tok"
-    r"|\bms\b\s*(?:/|per)\s*(?:output\s+)?tok|\bTPOT\b|\bseconds? per tok",
+    r"|\bms\b\s*(?:/|per)\s*(?:output\s+)?tok|\bTPOT\b|\bseconds? per tok"
+    r"|\btok(?:en)?s?/s(?:ec)?/W\b|\btok(?:en)?s?/J\b|\btok(?:en)?s?/s(?:ec)?\s+per\s+(?:watt|W)\b"
+    r"|\btok(?:en)?s? per joule",
     re.IGNORECASE,
 )
 

@@ -332,3 +332,94 @@ def test_one_sequence_streams_through_one_tensor_group_the_compute_roof_counts_e
 def test_counts_in_new_forms(text: str, want: int) -> None:
     inp = read(text, part="nvidia-h100-sxm")
     assert inp.count.value == want and not inp.count.assumed, inp.count
+
+
+# ------------------------------------------------------------ quantities by one grammar
+def test_a_size_and_a_precision_stated_in_the_model_field_are_read() -> None:
+    inp = read("llama-bench tg128", model="LLaMA-2-7B F16, 12.55 GiB", part="nvidia-rtx-4090")
+    assert inp.weight_bytes is not None
+    assert inp.weight_bytes.value == pytest.approx(12.55 * 2**30)
+    assert inp.compute_precision is not None and inp.compute_precision.value == "fp16"
+
+
+@pytest.mark.parametrize(
+    ("text", "gb"),
+    [
+        ("Llama 2 70B, weights 140 GB in BF16, TP8", 140.0),
+        (
+            "| llama 7B Q4_0 | 3.56 GiB | 6.74 B | CUDA | 99 | tg128 | 123.45 ± 0.50 |",
+            3.56 * 2**30 / 1e9,
+        ),
+        ("model size 1,024 GB on disk", 1024.0),
+    ],
+)
+def test_a_weight_size_in_new_phrasings(text: str, gb: float) -> None:
+    inp = read(text, part="nvidia-h100-sxm", model="a model")
+    assert inp.weight_bytes is not None and inp.weight_bytes.value / 1e9 == pytest.approx(gb)
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("exllamav2 EXL2 at 4.65 bpw", 4.65),
+        ("quantized to 6.0 bits per weight", 6.0),
+    ],
+)
+def test_bits_per_weight(text: str, want: float) -> None:
+    assert want in _affirmed(text, Kind.BITS)
+
+
+@pytest.mark.parametrize(
+    ("text", "low", "high"),
+    [
+        ("4,000", 4000.0, 4000.0),
+        ("1.2k", 1200.0, 1200.0),
+        ("3.35-3.9", 3.35, 3.9),
+        ("123.45 ± 0.50", 123.45, 123.45),
+        ("2 to 4", 2.0, 4.0),
+        ("1.5M", 1.5e6, 1.5e6),
+    ],
+)
+def test_a_number_as_contributors_write_it(text: str, low: float, high: float) -> None:
+    from roofbot.core.reader.quantity import amount
+
+    assert amount(text) == (low, high)
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "unit"),
+    [
+        ("3.35 TB/s", 3350.0, "GB/s"),
+        ("4,000 GB/s", 4000.0, "GB/s"),
+        ("12.55 GiB", 12.55 * 2**30 / 1e9, "GB"),
+        ("61.9 t/s", 61.9, "tok/s"),
+        ("45 tok/sec", 45.0, "tok/s"),
+        ("989 TFLOPS", 989.0, "TFLOPS"),
+        ("700 W", 700.0, "W"),
+        ("0.09 J/token", 0.09, "J/token"),
+        ("12 ms", 12.0, "ms"),
+        ("4.65 bpw", 4.65, "bpw"),
+        ("3.1 tok/s/W", 3.1, "tok/s/W"),
+    ],
+)
+def test_a_quantity_is_a_number_with_its_unit(text: str, value: float, unit: str) -> None:
+    from roofbot.core.reader.quantity import quantities
+
+    [q] = quantities(text)
+    assert q.unit == unit and q.value == pytest.approx(value)
+
+
+@pytest.mark.parametrize(
+    ("unit", "rate"),
+    [
+        ("tok/s/W", False),
+        ("tokens/s per watt", False),
+        ("tok/J", False),
+        ("t/s", True),
+        ("tok/sec", True),
+    ],
+)
+def test_a_rate_per_watt_is_not_a_token_rate(unit: str, rate: bool) -> None:
+    from roofbot.core.inputs import unit_is_token_rate
+
+    assert unit_is_token_rate(unit) is rate

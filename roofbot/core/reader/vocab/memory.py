@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from roofbot.core.reader.quantity import AMOUNT, amount
 from roofbot.core.reader.rule import Kind, Rule, rx
 
 DEVICE_MEMORY_RULE: Rule[float] = Rule(
@@ -23,12 +24,14 @@ DEVICE_MEMORY_RULE: Rule[float] = Rule(
 )
 """One device's memory, stated: where it is the resolved part's, the text is of one device."""
 
-_GBS = r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s?([gt]b/s)"
-"""A bandwidth figure: its number (thousands may be separated: "4,000"), then GB/s or TB/s."""
+_GBS = AMOUNT + r"\s?([gt]b/s)"
+"""A bandwidth figure: a number by the quantity grammar ("4,000", "3.35-3.9"), then GB/s or
+TB/s."""
 
 
 def _gbs(m: re.Match[str]) -> float:
-    return float(m[1].replace(",", "")) * (1000.0 if m[2] == "tb/s" else 1.0)
+    """The figure in GB/s; of a range, the higher end (the lenient reading)."""
+    return amount(m[1])[1] * (1000.0 if m[2] == "tb/s" else 1.0)
 
 
 _NOT_DEVICE_BANDWIDTH = (
@@ -58,6 +61,7 @@ BANDWIDTH_RULES: tuple[Rule[float], ...] = (
         (
             ("273 GB/s memory bandwidth, in a MacBook Pro (Model Mac16,8)", 273.0),
             ("H200 SXM, 4,800 GB/s memory bandwidth", 4800.0),
+            ("H100 variants quote 3.35-3.9 TB/s memory bandwidth", 3900.0),
         ),
         _NOT_DEVICE_BANDWIDTH,
     ),
