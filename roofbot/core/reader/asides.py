@@ -109,7 +109,7 @@ ASIDES: tuple[Aside, ...] = (
         "part-name-number",
         _COUNTS,
         rx(
-            r"\b(?:rtx|gtx|rx|titan|quadro|radeon|arc)"
+            r"(?:rtx|gtx|rx(?<!\wrx)|titan|quadro|radeon|arc(?<!\warc))"
             r"(?:\s+(?:pro|ai\s+pro|ai))?\s?[a-z]?\d{3,4}\b"
             r"|(?=\d)(?<![\w.,])(?:[1-5]0[5-9]0|16[56]0)(?=\s?(?:ti\s|super\s|xtx\s|xt\s)?(?:gpus?|cards?)\b)"
         ),

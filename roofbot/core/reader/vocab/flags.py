@@ -118,21 +118,25 @@ _WORD = r"\s*[= ]\s*['\"]?"
 _DTYPE = "|".join(sorted(PRECISION_WORDS, key=len, reverse=True))
 
 
-def _spellings(role: Role) -> str:
+def _spellings(role: Role, switch: bool | None = None) -> str:
+    """The role's spellings, longest first, each with nothing word-like before it (written
+    after the word, so that the regex engine skips straight to the letters it looks for)."""
     rows = sorted((f for f in FLAGS if f.role is role), key=lambda f: -len(f.spelling))
-    alts = "|".join(dict.fromkeys(re.escape(f.spelling.lower()) for f in rows))
-    return rf"(?<![\w-])(?:{alts})"
+    words = dict.fromkeys(
+        re.escape(f.spelling.lower()) for f in rows if switch is None or f.switch is switch
+    )
+    return "(?:" + "|".join(rf"{w}(?<![\w-]{w})" for w in words) + ")"
 
 
 def _degree_rule(role: Role, name: str, reads: tuple[tuple[str, int], ...]) -> Rule[int]:
     kind = role.kind
     assert kind is not None
-    switches = [re.escape(f.spelling) for f in FLAGS if f.role is role and f.switch]
-    on = rf"|(?<![\w-])(?:{'|'.join(switches)})(?![\w-])" if switches else ""
+    switches = any(f.role is role and f.switch for f in FLAGS)
+    on = rf"|{_spellings(role, switch=True)}(?![\w-])" if switches else ""
     return Rule(
         name,
         kind,
-        rx(_spellings(role) + r"\s*[= ]\s*(\d{1,4})\b" + on),
+        rx(_spellings(role, switch=False) + r"\s*[= ]\s*(\d{1,4})\b" + on),
         lambda m: int(m[1]) if m[1] else 0,
         reads,
         ("OMITTED BY SOURCE: TP size, KV-cache dtype", "--tp-size N, --dp-size M"),
