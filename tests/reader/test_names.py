@@ -423,3 +423,35 @@ def test_a_rate_per_watt_is_not_a_token_rate(unit: str, rate: bool) -> None:
     from roofbot.core.inputs import unit_is_token_rate
 
     assert unit_is_token_rate(unit) is rate
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "total memory bandwidth of 26.8 TB/s across the node",
+        "the node's memory bandwidth: 26.8 TB/s",
+        "measured memory bandwidth of 2.9 TB/s (87% of peak)",
+        "NVLink bandwidth of 900 GB/s",
+        "NVLink 4.0 at 900 GB/s between GPUs",
+        "26.8 TB/s aggregate across 8 GPUs, 3.35 TB/s each",
+    ],
+)
+def test_a_bandwidth_that_is_not_this_devices_peak_is_not_read_as_it(text: str) -> None:
+    """A node's total, an achieved figure, a link: what a quantity is comes from what it is
+    attached to. None of these is the H100's 3.35 TB/s peak, and none displaces it."""
+    inp = read(text, part="nvidia-h100-sxm")
+    assert inp.bandwidth_gbps is not None and inp.bandwidth_gbps.value == 3350.0
+    assert inp.other_bandwidth_gbps is None or inp.other_bandwidth_gbps.value == 3350.0
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("RTX 4090 PCIe card with 1008 GB/s GDDR6X", 1008.0),
+        ("memory bandwidth of 3.35 TB/s per GPU", 3350.0),
+        ("Apple M3 Max 30-core GPU 300 GB/s", 300.0),
+    ],
+)
+def test_this_devices_peak_is_still_read(text: str, want: float) -> None:
+    assert read(text, part="").bandwidth_gbps is not None
+    assert read(text, part="").bandwidth_gbps.value == want  # type: ignore[union-attr]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from roofbot.core.reader.rule import Aside, Kind, rx
 from roofbot.core.reader.vocab.flags import KV_CACHE_ASIDE
+from roofbot.core.reader.vocab.memory import NOT_THIS_DEVICES_PEAK
 
 _COUNTS = frozenset({Kind.COUNT})
 
@@ -155,5 +156,6 @@ ASIDES: tuple[Aside, ...] = (
         ("FP8 weights and FP8 activations",),
     ),
     KV_CACHE_ASIDE,
+    NOT_THIS_DEVICES_PEAK,
 )
 """Applied before any input rule; the asides of a field are shown by `explain`."""

@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from roofbot.core.reader.quantity import AMOUNT, amount
-from roofbot.core.reader.rule import Kind, Rule, rx
+from roofbot.core.reader.rule import Aside, Kind, Rule, rx
 
 DEVICE_MEMORY_RULE: Rule[float] = Rule(
     "device-memory",
@@ -116,5 +116,38 @@ BANDWIDTH_RULES: tuple[Rule[float], ...] = (
     ),
 )
 """One device's peak memory bandwidth as the text states it, one rule per phrasing."""
+
+_TOTAL = (
+    r"(?:aggregate|total|combined|summed|node'?s|per[- ]node|cluster|rack|measured|achieved"
+    r"|effective|sustained|observed)"
+)
+_LINK = (
+    r"(?:nvlink|nvswitch|infinity fabric|xgmi|pcie|infiniband|ethernet|interconnect|link)"
+    r"(?:\s*(?:gen\s?)?\d(?:\.\d)?)?(?:\s*x\d+)?"
+)
+
+NOT_THIS_DEVICES_PEAK = Aside(
+    "bandwidth-not-the-devices-peak",
+    frozenset({Kind.BANDWIDTH}),
+    rx(
+        rf"\b{_TOTAL}[^.;,]{{0,25}}?(?<![\w.]){_GBS}"
+        rf"|\b{_LINK}(?:\s+bandwidth)?(?:\s+(?:of|at|is))?\s*[=:(]?\s*{_GBS}"
+        rf"|(?<![\w.]){_GBS}\s+(?:of\s+)?(?:{_TOTAL}|nvlink|interconnect)\b"
+    ),
+    "a node's total, an achieved figure or a link, not this device's peak bandwidth",
+    (
+        "total memory bandwidth of 26.8 TB/s across the node",
+        "the node's memory bandwidth: 26.8 TB/s",
+        "measured memory bandwidth of 2.9 TB/s (87% of peak)",
+        "NVLink bandwidth of 900 GB/s",
+        "26.8 TB/s aggregate across 8 GPUs",
+    ),
+    (
+        "RTX 4090 PCIe card with 1008 GB/s GDDR6X",
+        "memory bandwidth of 3.35 TB/s per GPU",
+        "H100 SXM5 (3.35 TB/s HBM3)",
+    ),
+)
+"""What a bandwidth is comes from what it is attached to: these are not the device's peak."""
 
 MEMORY_RULES: tuple[Rule[Any], ...] = (DEVICE_MEMORY_RULE, *BANDWIDTH_RULES)
