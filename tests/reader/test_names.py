@@ -455,3 +455,15 @@ def test_a_bandwidth_that_is_not_this_devices_peak_is_not_read_as_it(text: str) 
 def test_this_devices_peak_is_still_read(text: str, want: float) -> None:
     assert read(text, part="").bandwidth_gbps is not None
     assert read(text, part="").bandwidth_gbps.value == want  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("CoreWeave GB200 NVL72 rack", 72),
+        ("GB300 NVL72 8-GPU slice", 8),
+        ("a GB200 NVL36 rack", 36),
+    ],
+)
+def test_a_rack_counts_its_parts_and_a_slice_its_own(text: str, want: int) -> None:
+    assert read(text, part="nvidia-gb200-nvl72").count.value == want

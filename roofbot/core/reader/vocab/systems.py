@@ -41,6 +41,11 @@ SYSTEMS: tuple[System, ...] = (
     System(r"hgx\s?h200", "H200 SXM", 8, "one NVIDIA HGX H200 board", "NVIDIA HGX platform page"),
     System(r"hgx\s?b200", "B200", 8, "HGX B200 server", "NVIDIA HGX platform page"),
     System(r"hgx\s?b300", "B300", 8, "HGX B300 node", "NVIDIA HGX platform page"),
+    System(r"dgx\s?spark", "GB10", 1, "NVIDIA DGX Spark (GB10)", "NVIDIA DGX Spark datasheet"),
+    # NVL racks: the rack's parts; a slice of one is counted where the text names it.
+    System(r"gb200\s?nvl72", "GB200 NVL72", 72, "CoreWeave GB200 NVL72 rack", "NVIDIA GB200 NVL72 page"),
+    System(r"gb200\s?nvl36", "GB200 NVL72", 36, "a GB200 NVL36 rack", "NVIDIA GB200 NVL72 page"),
+    System(r"gb300\s?nvl72", "GB300", 72, "GB300 NVL72 rack", "NVIDIA GB300 NVL72 page"),
     # AWS EC2 accelerated instances.
     System(r"p5\.48xlarge", "H100 SXM", 8, "AWS p5.48xlarge", _EC2 + "p5/"),
     System(r"p5en?\.48xlarge", "H200 SXM", 8, "a p5e.48xlarge instance", _EC2 + "p5/"),
