@@ -194,8 +194,8 @@ def tensor_degree(ctx: Context, n: Input[int]) -> Input[int] | None:
     if n.value <= 1 or lay is None:
         return None
     if lay.tp is not None and lay.tp.value >= 1:
-        tp = min(lay.tp.value, n.value)
-        return Input(tp, lay.tp.to_input("a tensor-parallel degree").source, Basis.TEXT)
+        stated = lay.tp.to_input("a tensor-parallel degree")  # assumed where two disagree
+        return Input(min(lay.tp.value, n.value), stated.source, stated.basis)
     others = max(lay.pp.value if lay.pp else 1, 1) * (
         1 if lay.dp is None or lay.dp_in_tp else max(lay.dp.value, 1)
     )

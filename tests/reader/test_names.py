@@ -467,3 +467,9 @@ def test_this_devices_peak_is_still_read(text: str, want: float) -> None:
 )
 def test_a_rack_counts_its_parts_and_a_slice_its_own(text: str, want: int) -> None:
     assert read(text, part="nvidia-gb200-nvl72").count.value == want
+
+
+def test_two_tensor_degrees_of_equal_standing_take_the_larger_as_an_assumption() -> None:
+    inp = read("8x H100, TP4 in one run and TP8 in the other", part="nvidia-h100-sxm")
+    assert inp.tensor_degree is not None
+    assert inp.tensor_degree.value == 8 and inp.tensor_degree.assumed
