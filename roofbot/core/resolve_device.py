@@ -209,6 +209,10 @@ def parallelism(ctx: Context, n: Input[int]) -> Input[str] | None:
         return p
     if n.value <= 1:
         return None
+    lay = layout(ctx)
+    tp_only = lay is not None and lay.tp is not None and lay.tp.value > 1 and not lay.tp.rivals
+    if tp_only and lay is not None and lay.tp is not None and (lay.pp is None or lay.pp.value <= 1):
+        return Input("tensor", lay.tp.mention.source, Basis.TEXT)  # "pipeline size 1": no pipeline
     chosen = choose(ctx.reading, Kind.PARALLELISM, lenient=lambda v: v == "tensor")
     if chosen is not None:
         return chosen.to_input("split")

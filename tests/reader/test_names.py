@@ -473,3 +473,9 @@ def test_two_tensor_degrees_of_equal_standing_take_the_larger_as_an_assumption()
     inp = read("8x H100, TP4 in one run and TP8 in the other", part="nvidia-h100-sxm")
     assert inp.tensor_degree is not None
     assert inp.tensor_degree.value == 8 and inp.tensor_degree.assumed
+
+
+def test_a_pipeline_degree_of_one_is_no_pipeline_split() -> None:
+    text = "NIM profile: bfloat16 weights, tensor-parallel size 4, pipeline-parallel size 1"
+    split = read(text, part="nvidia-h100-sxm").parallelism
+    assert split is not None and split.value == "tensor" and not split.assumed
