@@ -479,3 +479,13 @@ def test_a_pipeline_degree_of_one_is_no_pipeline_split() -> None:
     text = "NIM profile: bfloat16 weights, tensor-parallel size 4, pipeline-parallel size 1"
     split = read(text, part="nvidia-h100-sxm").parallelism
     assert split is not None and split.value == "tensor" and not split.assumed
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["vllm serve TheBloke/Llama-2-13B-AWQ --quantization awq", "vllm serve m -q gptq_marlin"],
+)
+def test_a_weight_only_quantization_flag_computes_in_sixteen_bits(text: str) -> None:
+    inp = read(text, part="nvidia-h100-sxm", metric="tps_aggregate")
+    assert inp.compute_precision is not None and inp.compute_precision.value == "fp16"
+    assert "weight-only" in inp.compute_precision.source

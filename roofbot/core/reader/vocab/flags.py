@@ -59,6 +59,7 @@ FLAGS: tuple[Flag, ...] = (
     Flag("vllm", "--enable-expert-parallel", Role.EP, "vllm serve m -tp 8 --enable-expert-parallel", switch=True),
     Flag("vllm", "--dtype", Role.WEIGHTS, "vllm serve m --dtype bfloat16"),
     Flag("vllm", "--quantization", Role.WEIGHTS, "vllm serve m --quantization fp8"),
+    Flag("vllm", "-q", Role.WEIGHTS, "vllm serve TheBloke/Llama-2-13B-AWQ -q awq"),
     Flag("vllm", "--kv-cache-dtype", Role.KV_CACHE, "vllm serve m --kv-cache-dtype fp8_e5m2"),
     Flag("vllm", "--speculative-config", Role.SPECULATION, "vllm serve m --speculative-config '{\"method\": \"ngram\"}'"),
     Flag("vllm", "--num-speculative-tokens", Role.SPECULATION, "vllm serve m --num-speculative-tokens 5"),
@@ -116,6 +117,8 @@ FLAGS: tuple[Flag, ...] = (
 _WORD = r"\s*[= ]\s*['\"]?"
 """Between a flag and its value: "--tp 8", "--tp=8", "tensor_parallel_size=4"."""
 _DTYPE = "|".join(sorted(PRECISION_WORDS, key=len, reverse=True))
+_WEIGHT_ONLY = r"(?:awq|gptq)(?:_marlin)?"
+"""Weight-only 4-bit methods an engine's quantization flag names: the math runs in 16 bits."""
 
 
 def _spellings(role: Role, switch: bool | None = None) -> str:
@@ -175,14 +178,20 @@ FLAG_RULES: tuple[Rule[Any], ...] = (
     Rule(
         "flag-weights-dtype",
         Kind.PRECISION,
-        rx(_spellings(Role.WEIGHTS) + _WORD + rf"(?:torch\.)?({_DTYPE})(?![a-z0-9])"),
-        lambda m: m[1],
+        rx(
+            _spellings(Role.WEIGHTS)
+            + _WORD
+            + rf"(?:torch\.)?({_DTYPE}|{_WEIGHT_ONLY})(?![a-z0-9])"
+        ),
+        lambda m: "w4a16" if re.fullmatch(_WEIGHT_ONLY, m[1]) else m[1],
         (
             ("from_pretrained(name, torch_dtype=torch.bfloat16)", "bfloat16"),
             ("python quantize.py --qformat fp8 --kv_cache_dtype fp8", "fp8"),
             ("vllm serve m --dtype half", "half"),
             ("vllm serve --dtype bfloat16", "bfloat16"),
             ("vllm serve --quantization fp8", "fp8"),
+            ("vllm serve TheBloke/Llama-2-13B-AWQ --quantization awq", "w4a16"),
+            ("python -m sglang.launch_server --quantization gptq_marlin", "w4a16"),
         ),
         ("vllm serve m --kv-cache-dtype fp8", "--dtype auto"),
     ),
