@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from roofbot.core.catalogue import Accelerator, Catalogue
@@ -13,6 +13,7 @@ from roofbot.core.config import Pin
 from roofbot.core.provenance import Basis, Input
 from roofbot.core.reader.reading import Reading, lowered
 from roofbot.core.reader.rule import Kind
+from roofbot.core.reader.vocab.devices import ONE_NAMED
 from roofbot.core.reader.vocab.systems import systems_in
 from roofbot.core.results import Message
 from roofbot.core.specificity import Choice, choose, pinned
@@ -170,7 +171,10 @@ def count(ctx: Context, acc: Accelerator | None) -> Input[int]:
     per = ctx.reading.stated(Kind.PER_DEVICE, ("unit",))
     if per:
         return Input(1, f"{per[0].source} (the figure is one device's)", Basis.TEXT)
-    chosen = choose(ctx.reading, Kind.COUNT)
+    others = replace(
+        ctx.reading, mentions=tuple(m for m in ctx.reading.mentions if m.rule != ONE_NAMED)
+    )
+    chosen = choose(others, Kind.COUNT) or choose(ctx.reading, Kind.COUNT)  # "an H100, TP=8"
     lay = layout(ctx)
     weak = chosen is None or (chosen.mention.weak and chosen.value < (lay.devices if lay else 1))
     if lay is not None and lay.devices > 1 and weak:

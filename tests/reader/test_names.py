@@ -489,3 +489,8 @@ def test_a_weight_only_quantization_flag_computes_in_sixteen_bits(text: str) -> 
     inp = read(text, part="nvidia-h100-sxm", metric="tps_aggregate")
     assert inp.compute_precision is not None and inp.compute_precision.value == "fp16"
     assert "weight-only" in inp.compute_precision.source
+
+
+def test_an_article_gives_way_to_any_other_count() -> None:
+    inp = read("ran on an H100 with TP=8", part="nvidia-h100-sxm")
+    assert inp.count.value == 8 and not inp.count.assumed, inp.count

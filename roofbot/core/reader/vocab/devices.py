@@ -26,6 +26,9 @@ _NOT_ONE = (
 )
 """After a part's name: no word that makes it a machine of several ("an H100 node")."""
 
+ONE_NAMED = "a-part"
+"""The rule that reads "a"/"an" before a part's name as one device: any other count wins."""
+
 _WORDS = {
     "one": 1, "single": 1, "two": 2, "dual": 2, "twin": 2, "three": 3, "four": 4, "quad": 4,
     "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "twelve": 12,
@@ -127,7 +130,7 @@ COUNT_RULES: tuple[Rule[int], ...] = (
         ("a pair of NVMe drives", "a couple of runs"),
     ),
     Rule(
-        "a-part",
+        ONE_NAMED,
         Kind.COUNT,
         rx(rf"(?:an?)(?<![\w-]an)(?<![\w-]a)\s+(?={_BRAND}{_LINE}{_PART_TOKEN}\b{_NOT_ONE})"),
         const(1),

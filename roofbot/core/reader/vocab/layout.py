@@ -12,7 +12,7 @@ _AFTER = r"(?![\d.])(?!(?!tp|pp|dp|ep|x\b)[a-z])"
 
 
 def _short(d: str) -> str:
-    return rf"{d}(?<![a-z_-]{d})(?:_size)?\s*[=:]?\s*(\d{{1,3}}){_AFTER}"
+    return rf"{d}(?<![a-z_-]{d})(?:_size)?\s*[=:]?\s*(\d{{1,2}}){_AFTER}"
 
 
 def _words(word: str) -> str:
@@ -51,7 +51,7 @@ LAYOUT_RULES: tuple[Rule[int], ...] = (
             ("PP4 TP8, batch size 1", 4),
             ("bfloat16 weights, tensor-parallel size 4, pipeline-parallel size 1", 1),
         ),
-        ("pp512 = 1460 t/s, tg128 = 61.9 t/s", "app2"),
+        ("pp512 = 1460 t/s, tg128 = 61.9 t/s", "app2", "llama-bench pp 512, tg 128"),
     ),
     Rule(
         "data-degree",
