@@ -42,6 +42,13 @@ class Kind(Enum):
     DERIVED = "a figure derived from bandwidth"
 
 
+NUMBER_WORDS: dict[str, int] = {
+    "one": 1, "single": 1, "two": 2, "dual": 2, "twin": 2, "three": 3, "four": 4, "quad": 4,
+    "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "twelve": 12,
+    "sixteen": 16, "thirty-two": 32, "sixty-four": 64,
+}  # fmt: skip
+"""Counts written as words ("eight H100s", "a dual RTX 3090 rig", "two p5.48xlarge")."""
+
 UNKNOWN = -1
 """A batch rule's value for text that says the batch is not one fixed number."""
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from roofbot.core.reader.rule import Kind, Rule, const, integer, rx
+from roofbot.core.reader.rule import NUMBER_WORDS, Kind, Rule, const, integer, rx
 from roofbot.core.reader.vocab.systems import SYSTEM_RULE
 
 _BRAND = r"(?:(?:nvidia|amd|intel|apple|google|huawei|qualcomm)\s+)?"
@@ -29,11 +29,7 @@ _NOT_ONE = (
 ONE_NAMED = "a-part"
 """The rule that reads "a"/"an" before a part's name as one device: any other count wins."""
 
-_WORDS = {
-    "one": 1, "single": 1, "two": 2, "dual": 2, "twin": 2, "three": 3, "four": 4, "quad": 4,
-    "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "twelve": 12,
-    "sixteen": 16, "thirty-two": 32, "sixty-four": 64,
-}  # fmt: skip
+_WORDS = NUMBER_WORDS
 _IN_WORDS = "|".join(rf"{w}(?<!\w{w})" for w in _WORDS)
 """A count in words, with no letter before it ("two", not the end of "network")."""
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from roofbot.core.reader.rule import Kind, Rule, rx
+from roofbot.core.reader.rule import NUMBER_WORDS, Kind, Rule, rx
 
 
 @dataclass(frozen=True)
@@ -91,7 +91,9 @@ SYSTEMS: tuple[System, ...] = (
 )  # fmt: skip
 
 _PATTERN = re.compile(
-    r"(?<![\w.-])(?:(\d+)\s?[x×]\s?)?("
+    r"(?<![\w.-])(?:(\d+)\s?[x×]\s?|("
+    + "|".join(NUMBER_WORDS)
+    + r")\s+)?("
     + "|".join(f"(?:{s.pattern})" for s in SYSTEMS)
     + r")(?![\w-])"
 )
@@ -100,11 +102,12 @@ _ROWS = tuple((re.compile(s.pattern), s) for s in SYSTEMS)
 
 def _read(m: re.Match[str]) -> tuple[System, int]:
     """The system the match names (the first row that reads its words) and its devices."""
-    inner, row = next((r.fullmatch(m[2]), s) for r, s in _ROWS if r.fullmatch(m[2]))
+    inner, row = next((r.fullmatch(m[3]), s) for r, s in _ROWS if r.fullmatch(m[3]))
     n = row.count
     if n == 0 and inner is not None and inner.lastindex:
         n = int(inner[1]) // row.per
-    return row, n * (int(m[1]) if m[1] else 1)
+    times = int(m[1]) if m[1] else NUMBER_WORDS[m[2]] if m[2] else 1
+    return row, n * times
 
 
 def systems_in(text: str) -> list[tuple[System, int]]:
@@ -124,6 +127,7 @@ SYSTEM_RULE: Rule[int] = Rule(
         ("Cloud TPU v6e-8 slice, JetStream", 8),
         ("a v5p-8 slice", 4),
         ("2x DGX H100 over InfiniBand", 16),
+        ("two p5.48xlarge instances, EFA", 16),
     ),
     ("DGX H100-class GPUs", "tp4-8 sweep", "v6e-8x faster"),
     weak=True,  # a count the text states outright ("4 GPUs of the DGX") wins
