@@ -133,12 +133,21 @@ class Layout:
     dp_in_tp: bool = False
 
     @property
-    def devices(self) -> int:
-        """The devices the layout spans: tp x pp x dp (data-parallel attention adds none)."""
+    def beside_tp(self) -> int:
+        """The pipeline degree times the data degree (data-parallel attention adds none)."""
         dp = 1 if self.dp is None or self.dp_in_tp else max(self.dp.value, 1)
-        return (
-            max(self.tp.value if self.tp else 1, 1) * max(self.pp.value if self.pp else 1, 1) * dp
-        )
+        return max(self.pp.value if self.pp else 1, 1) * dp
+
+    @property
+    def devices(self) -> int:
+        """The devices the layout spans: tp x pp x dp."""
+        return max(self.tp.value if self.tp else 1, 1) * self.beside_tp
+
+    @property
+    def tensor_only(self) -> bool:
+        """An undisputed tensor degree above one and no pipeline ("pipeline size 1" is none)."""
+        tp, pp = self.tp, self.pp
+        return tp is not None and tp.value > 1 and not tp.rivals and (pp is None or pp.value <= 1)
 
     def source(self) -> str:
         parts = [
@@ -200,11 +209,8 @@ def tensor_degree(ctx: Context, n: Input[int]) -> Input[int] | None:
     if lay.tp is not None and lay.tp.value >= 1:
         stated = lay.tp.to_input("a tensor-parallel degree")  # assumed where two disagree
         return Input(min(lay.tp.value, n.value), stated.source, stated.basis)
-    others = max(lay.pp.value if lay.pp else 1, 1) * (
-        1 if lay.dp is None or lay.dp_in_tp else max(lay.dp.value, 1)
-    )
-    if others > 1 and n.value % others == 0:
-        return Input(n.value // others, f"{n.value} devices / ({lay.source()})", Basis.TEXT)
+    if lay.beside_tp > 1 and n.value % lay.beside_tp == 0:
+        return Input(n.value // lay.beside_tp, f"{n.value} devices / ({lay.source()})", Basis.TEXT)
     return None
 
 
@@ -214,9 +220,8 @@ def parallelism(ctx: Context, n: Input[int]) -> Input[str] | None:
     if n.value <= 1:
         return None
     lay = layout(ctx)
-    tp_only = lay is not None and lay.tp is not None and lay.tp.value > 1 and not lay.tp.rivals
-    if tp_only and lay is not None and lay.tp is not None and (lay.pp is None or lay.pp.value <= 1):
-        return Input("tensor", lay.tp.mention.source, Basis.TEXT)  # "pipeline size 1": no pipeline
+    if lay is not None and lay.tensor_only and lay.tp is not None:
+        return Input("tensor", lay.tp.mention.source, Basis.TEXT)
     chosen = choose(ctx.reading, Kind.PARALLELISM, lenient=lambda v: v == "tensor")
     if chosen is not None:
         return chosen.to_input("split")
