@@ -116,38 +116,67 @@ class Catalogue:
         return max(found, key=lambda km: len(km[0]))[1]
 
     def match_accelerators(self, text: str) -> list[Accelerator]:
-        """Catalogue parts whose full slugged name stands in `text` as whole words, keeping
-        only the most specific (a name contained in another matched name is dropped)."""
-        hits = list({a.id: a for _, a in self._accelerator_index.find(slug(text))}.values())
-        keys = {a.id: _name_keys(a) for a in hits}
-        return [
-            a
-            for a in hits
-            if not any(
-                b.id != a.id and any(k != kb and k in kb for k in keys[a.id] for kb in keys[b.id])
-                for b in hits
-            )
+        """Catalogue parts whose id or name stands in `text` as whole words, whatever the case,
+        spacing or hyphens ("h100 sxm5", "RTX4090", "H100-SXM"). A part whose longest match
+        is contained in another part's longer match gives way ("H100" beside "H100 SXM"), and
+        a name that several parts share, with nothing longer beside it, names none of them."""
+        longest: dict[str, tuple[str, Accelerator]] = {}
+        for key, a in self._accelerator_index.find(part_slug(text)):
+            if a.id not in longest or len(key) > len(longest[a.id][0]):
+                longest[a.id] = (key, a)
+        hits = list(longest.values())
+        kept = [
+            (k, a)
+            for k, a in hits
+            if not any(kb != k and f"-{k}-" in f"-{kb}-" for kb, b in hits if b.id != a.id)
         ]
+        shared = {k for k, a in kept if sum(1 for kb, _ in kept if kb == k) > 1}
+        return [a for k, a in kept if k not in shared]
 
 
 class _KeyIndex(Generic[V]):
-    """Names made of slug words, indexed by their first word: finding every name that stands
-    in a text costs one dictionary look-up per word of the text."""
+    """Names made of slug words, indexed by their letters and digits run together: finding
+    every name that stands in a text costs a few dictionary look-ups per word of the text. A
+    text may run a name's words together ("rtx4090" for "rtx-4090"), never split one."""
 
     def __init__(self, pairs: Iterable[tuple[str, V]]) -> None:
-        self._by_first: dict[str, list[tuple[tuple[str, ...], str, V]]] = {}
+        self._by_compact: dict[str, list[tuple[frozenset[int], str, V]]] = {}
+        self._span = 1  # the most words of any name
         for key, item in pairs:
-            words = tuple(key.split("-"))
-            self._by_first.setdefault(words[0], []).append((words, key, item))
+            self._span = max(self._span, key.count("-") + 1)
+            self._by_compact.setdefault(key.replace("-", ""), []).append((_cuts(key), key, item))
 
     def find(self, slugged: str) -> list[tuple[str, V]]:
         words = slugged.split("-")
         out = []
-        for i, w in enumerate(words):
-            for key_words, key, item in self._by_first.get(w, ()):
-                if tuple(words[i : i + len(key_words)]) == key_words:
-                    out.append((key, item))
+        for i in range(len(words)):
+            joined, cuts = "", set()
+            for w in words[i : i + self._span]:
+                if joined:
+                    cuts.add(len(joined))
+                joined += w
+                for key_cuts, key, item in self._by_compact.get(joined, ()):
+                    if cuts <= key_cuts:
+                        out.append((key, item))
         return out
+
+
+def _cuts(key: str) -> frozenset[int]:
+    """Where a key's words meet, as offsets into its letters and digits run together."""
+    out, at = set(), 0
+    for w in key.split("-")[:-1]:
+        at += len(w)
+        out.add(at)
+    return frozenset(out)
+
+
+_GENERATION = re.compile(r"(?<=-)(sxm|oam)\d(?=-|$)")
+
+
+def part_slug(text: str) -> str:
+    """A part's name as this catalogue matches it: slugged, a form factor's generation
+    dropped ("H100 SXM5" is the H100 SXM)."""
+    return _GENERATION.sub(r"\1", "-" + slug(text))[1:]
 
 
 _BRAND_WORDS = frozenset(
@@ -162,9 +191,10 @@ _BRAND_WORDS = frozenset(
         "instinct",
         "tesla",
         "cerebras",
+        "cloud",
     }
 )
-_FORM_FACTORS = frozenset({"sxm", "sxm2", "sxm4", "sxm5", "pcie", "oam", "nvl", "mezzanine"})
+_FORM_FACTORS = frozenset({"sxm", "pcie", "oam", "nvl", "mezzanine"})
 
 
 @lru_cache(maxsize=4096)
@@ -176,7 +206,7 @@ def _model_keys(m: Model) -> frozenset[str]:
 def _name_keys(a: Accelerator) -> frozenset[str]:
     """The ways a text may name this part: its slugged name, without leading brand words,
     without a trailing form factor. Keys carry a digit, so "amd" alone names nothing."""
-    tokens = slug(a.name.split("(")[0]).split("-")
+    tokens = part_slug(a.name.split("(")[0]).split("-")
     keys = set()
     for start in range(len(tokens)):
         if start and tokens[start - 1] not in _BRAND_WORDS:
@@ -186,7 +216,16 @@ def _name_keys(a: Accelerator) -> frozenset[str]:
         if len(rest) > 1 and rest[-1] in _FORM_FACTORS:
             keys.add("-".join(rest[:-1]))
     keys |= {k.replace("geforce-", "") for k in keys}
+    keys |= {_with_capacity(k, a.vram_gb) for k in keys if a.vram_gb and "gb" not in k}
+    keys.add(part_slug(a.id))
     return frozenset(k for k in keys if len(k) >= 4 and any(c.isdigit() for c in k))
+
+
+def _with_capacity(key: str, vram_gb: float) -> str:
+    """ "h100-sxm" as "H100 80GB SXM5" writes it: the capacity after the part's number."""
+    words = key.split("-")
+    at = next((i for i, w in enumerate(words) if any(c.isdigit() for c in w)), len(words) - 1)
+    return "-".join([*words[: at + 1], f"{vram_gb:g}gb", *words[at + 1 :]])
 
 
 def accelerator_from_json(obj: Mapping[str, Any], path: str | None = None) -> Accelerator:

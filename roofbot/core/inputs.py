@@ -35,7 +35,9 @@ _TOKEN_UNIT = re.compile(
 )
 _NOT_TOKEN_UNIT = re.compile(
     r"\b[TPG]FLOPS\b|\bTOPS\b|^\s*x\b|\bspeedup\b|\bratio\b|\bmultiple\b|\bJ/tok"
-    r"|\bms\b\s*(?:/|per)\s*(?:output\s+)?tok|\bTPOT\b|\bseconds? per tok",
+    r"|\bms\b\s*(?:/|per)\s*(?:output\s+)?tok|\bTPOT\b|\bseconds? per tok"
+    r"|\btok(?:en)?s?/s(?:ec)?/W\b|\btok(?:en)?s?/J\b|\btok(?:en)?s?/s(?:ec)?\s+per\s+(?:watt|W)\b"
+    r"|\btok(?:en)?s? per joule",
     re.IGNORECASE,
 )
 
@@ -70,6 +72,7 @@ class Inputs:
     count: Input[int]
     part: Input[str] | None = None
     parallelism: Input[str] | None = None
+    tensor_degree: Input[int] | None = None  # the devices one sequence streams through at once
     bandwidth_gbps: Input[float] | None = None
     other_bandwidth_gbps: Input[float] | None = None
     compute_precision: Input[str] | None = None
@@ -93,7 +96,8 @@ class Inputs:
     def items(self) -> tuple[tuple[str, Input[Any]], ...]:
         """The resolved inputs in reading order, for reports."""
         names = (
-            "rate", "part", "count", "parallelism", "bandwidth_gbps", "other_bandwidth_gbps",
+            "rate", "part", "count", "parallelism", "tensor_degree", "bandwidth_gbps",
+            "other_bandwidth_gbps",
             "compute_precision", "peak_tflops", "batch", "params_b", "active_params_b",
             "bits_per_weight", "weight_bytes", "active_bytes", "speculative", "tokens_per_step",
         )  # fmt: skip

@@ -31,6 +31,7 @@ full stop after an id that ends a sentence is not taken for part of it."""
 
 _EXPLAINED = {
     "count": Kind.COUNT, "parallelism": Kind.PARALLELISM, "batch": Kind.BATCH,
+    "tensor_degree": Kind.TENSOR_DEGREE,
     "compute_precision": Kind.PRECISION, "bandwidth_gbps": Kind.BANDWIDTH,
     "speculative": Kind.SPECULATIVE, "weight_bytes": Kind.WEIGHT_SIZE,
 }  # fmt: skip
@@ -74,6 +75,7 @@ def resolve(
         count=count,
         part=part.input,
         parallelism=device.parallelism(ctx, count),
+        tensor_degree=device.tensor_degree(ctx, count),
         bandwidth_gbps=bw.used,
         other_bandwidth_gbps=bw.other,
         compute_precision=flops.precision,

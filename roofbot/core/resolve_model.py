@@ -126,13 +126,13 @@ def stated_weight_bytes(ctx: Context) -> Input[float] | None:
     found = [
         m
         for m in ctx.reading.stated(Kind.WEIGHT_SIZE, ("model",))
-        if m.rule == "size-in-model-name"
+        if m.rule in ("size-in-model-name", "size-after-model-name")
     ]
     fields = ("methodology",) if several_models(ctx) else ("methodology", "notes")
     found += [
         m
         for m in ctx.reading.stated(Kind.WEIGHT_SIZE, fields)
-        if m.rule in ("size-of-weights", "weights-are-size")
+        if m.rule in ("size-of-weights", "weights-are-size", "llama-bench-row")
     ]
     if not found:
         return None

@@ -1,6 +1,6 @@
 """The ceilings (contract section 3) and which of them apply to a record.
 
-memory-roof          BW_eff / bytes per token (one sequence)
+memory-roof          BW_eff / bytes per token (one sequence; BW_eff = tp x BW)
 batched-memory-roof  B x memory-roof (an aggregate at a known batch B > 1)
 compute-roof         count x peak FLOPS / (2 x active params) (needs no batch size)
 """
@@ -23,6 +23,18 @@ def effective_bandwidth(inp: Inputs, bw: float) -> tuple[float, str, tuple[tuple
     if n <= 1:
         return bw, f"{bw:g} GB/s", ()
     split = inp.parallelism.value if inp.parallelism else None
+    tp = inp.tensor_degree.value if inp.tensor_degree else None
+    if tp is not None and tp != n:
+        if tp <= 1:
+            return bw, f"{bw:g} GB/s (one device a stage: pipeline stages stream one at a time)", ()
+        return (
+            bw * tp,
+            f"{tp} x {bw:g} GB/s (one sequence streams through one tensor group of {tp} "
+            f"of the {n} devices at a time)",
+            (),
+        )
+    if tp is not None:
+        return bw * n, f"{n} x {bw:g} GB/s (tensor parallel)", ()
     if split == "pipeline":
         return bw, f"{bw:g} GB/s (pipeline: one stage streams at a time)", ()
     if split == "tensor":
@@ -66,7 +78,8 @@ def memory_roof(inp: Inputs, value: float) -> RoofCheck | None:
     assumed = _assumed(
         ("count", inp.count), ("bandwidth_gbps", inp.bandwidth_gbps), ("part", inp.part),
         ("active_bytes", inp.active_bytes), ("weight_bytes", inp.weight_bytes),
-        ("parallelism", inp.parallelism), ("rate", inp.rate),
+        ("parallelism", inp.parallelism), ("tensor_degree", inp.tensor_degree),
+        ("rate", inp.rate),
     )  # fmt: skip
     return RoofCheck(
         CheckId.MEMORY, why is None, ceiling, value, formula, why, assumed, tuple(alternatives)

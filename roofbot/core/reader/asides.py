@@ -4,6 +4,8 @@ of a shielded kind whose number stands inside it is set aside, and `explain` say
 from __future__ import annotations
 
 from roofbot.core.reader.rule import Aside, Kind, rx
+from roofbot.core.reader.vocab.flags import KV_CACHE_ASIDE
+from roofbot.core.reader.vocab.memory import NOT_THIS_DEVICES_PEAK
 
 _COUNTS = frozenset({Kind.COUNT})
 
@@ -98,11 +100,29 @@ ASIDES: tuple[Aside, ...] = (
         _COUNTS,
         rx(
             r"(?:gaudi|trainium|inferentia|trn(?<!\wtrn)|inf(?<!\winf)|ascend|xe(?<!\wxe)"
-            r"|tpu\s?v)\s?\d\w*\b"
+            r"|tpu\s?v)\s?\d\w*\b(?!-\d)"
         ),
         "a part's name and generation, not a count",
         ("8x Intel Gaudi 2 OAM accelerators", "TPU v5e chips", "AWS Trainium 2 instances"),
         ("2 GPUs",),
+    ),
+    Aside(
+        "part-name-number",
+        _COUNTS,
+        rx(
+            r"(?:rtx|gtx|rx(?<!\wrx)|titan|quadro|radeon|arc(?<!\warc))"
+            r"(?:\s+(?:pro|ai\s+pro|ai))?\s?[a-z]?\d{3,4}\b"
+            r"|(?=\d)(?<![\w.,])(?:[1-5]0[5-9]0|16[56]0)(?=\s?(?:ti\s|super\s|xtx\s|xt\s)?(?:gpus?|cards?)\b)"
+        ),
+        "a number in a part's name, not a count",
+        (
+            "on an RTX 4090 GPU",
+            "RTX 3090 GPUs",
+            "on a Radeon RX 7900 XTX GPU",
+            "RTX PRO 6000 cards",
+            "two 4090 cards",
+        ),
+        ("8 GPUs", "2048 GPUs", "a cluster of 4096 GPUs"),
     ),
     Aside(
         "apple-generation",
@@ -114,7 +134,7 @@ ASIDES: tuple[Aside, ...] = (
     ),
     Aside(
         "llama-bench-prompt-test",
-        frozenset({Kind.PARALLELISM, Kind.COUNT}),
+        frozenset({Kind.PARALLELISM, Kind.COUNT, Kind.PIPELINE_DEGREE}),
         rx(r"pp(?<![\w-]pp)\d{3,}\b"),
         "llama-bench's prompt-processing test label, not pipeline parallelism",
         ("pp512 = 1460 t/s, tg128 = 61.9 t/s",),
@@ -135,5 +155,7 @@ ASIDES: tuple[Aside, ...] = (
         ),
         ("FP8 weights and FP8 activations",),
     ),
+    KV_CACHE_ASIDE,
+    NOT_THIS_DEVICES_PEAK,
 )
 """Applied before any input rule; the asides of a field are shown by `explain`."""

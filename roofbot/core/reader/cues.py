@@ -61,7 +61,7 @@ OTHER_RUNS: tuple[Cue, ...] = (
             r"|counterpart|other (?:run|record|row|submission|point|system|configuration)s?"
             r"|comparison|baseline|tradeoffs?|for reference|like-for-like|corroborating context"
             r"|context from|sanity check|about the \S+ submission|the post also gives|also gives"
-            r"|paired \w+[- ]scenario)\b"
+            r"|paired \w+[- ]scenario|same (?:post|write-up|blog) (?:reports|also))\b"
         ),
         Scope.SENTENCE,
         (
@@ -73,6 +73,10 @@ OTHER_RUNS: tuple[Cue, ...] = (
             ("The bf16 row for the same model runs at 41 tok/s.", "bf16"),
             ("The post gives two better-balanced tradeoffs: TP=2 / batch 32 at 435", "batch 32"),
             ("the comparison baseline is vanilla TP32/TP16 style configurations", "TP32"),
+            (
+                "Same post reports ~2,600 TPS at 250 users, and A100 80GB PCIe on the same setup",
+                "A100",
+            ),
         ),
         (
             ("Batch size 128, concurrency 128 in-flight requests.", "Batch size 128"),

@@ -35,7 +35,8 @@ READ_IN: Mapping[Kind, frozenset[str]] = {
     Kind.GGUF_TYPE: _RUN, Kind.BITS: _RUN, Kind.PARAMS: frozenset({"model", "unit"}),
     Kind.ACTIVE: frozenset({"model"}), Kind.MOE: _RUN, Kind.WEIGHT_SIZE: _ALL,
     Kind.WEIGHT_BOUND: _RUN, Kind.SPECULATIVE: _RUN, Kind.TOKENS_PER_STEP: _ALL,
-    Kind.DERIVED: _ALL,
+    Kind.DERIVED: _ALL, Kind.TENSOR_DEGREE: _RUN, Kind.PIPELINE_DEGREE: _RUN,
+    Kind.DATA_DEGREE: _RUN, Kind.EXPERT_DEGREE: _RUN,
 }  # fmt: skip
 """The fields each input is read from. The notes are context, full of other runs: only a
 bandwidth (where no part resolves), a stated weight size, tokens per step and a derivation

@@ -20,6 +20,10 @@ class Kind(Enum):
     PER_DEVICE = "a per-device figure"
     DEVICE_MEMORY = "one device's memory"
     PARALLELISM = "multi-device split"
+    TENSOR_DEGREE = "tensor-parallel degree"
+    PIPELINE_DEGREE = "pipeline-parallel degree"
+    DATA_DEGREE = "data-parallel degree"
+    EXPERT_DEGREE = "expert-parallel degree"
     BATCH = "decode batch"
     AGGREGATE = "an aggregate rate"
     PER_SEQUENCE = "a per-sequence rate"
@@ -37,6 +41,13 @@ class Kind(Enum):
     TOKENS_PER_STEP = "accepted tokens per step"
     DERIVED = "a figure derived from bandwidth"
 
+
+NUMBER_WORDS: dict[str, int] = {
+    "one": 1, "single": 1, "two": 2, "dual": 2, "twin": 2, "three": 3, "four": 4, "quad": 4,
+    "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "twelve": 12,
+    "sixteen": 16, "thirty-two": 32, "sixty-four": 64,
+}  # fmt: skip
+"""Counts written as words ("eight H100s", "a dual RTX 3090 rig", "two p5.48xlarge")."""
 
 UNKNOWN = -1
 """A batch rule's value for text that says the batch is not one fixed number."""

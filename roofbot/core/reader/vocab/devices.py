@@ -5,25 +5,31 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from roofbot.core.reader.rule import Kind, Rule, const, integer, rx
+from roofbot.core.reader.rule import NUMBER_WORDS, Kind, Rule, const, integer, rx
+from roofbot.core.reader.vocab.systems import SYSTEM_RULE
 
 _BRAND = r"(?:(?:nvidia|amd|intel|apple|google|huawei|qualcomm)\s+)?"
 _LINE = r"(?:(?:geforce|radeon|instinct|tesla|arc|data center gpu)\s+)?"
 _PART_TOKEN = (
     r"(?:(?:rtx|gtx|titan|radeon|instinct|arc|gaudi|tpu|ascend|wormhole|blackhole)"
     r"(?:\s(?:ai\s)?(?:pro\s)?[a-z]{0,2}\d{1,4}\w*)?(?:\s(?:ti|super|xtx|xt))?"
-    r"|mi\d{2,3}\w*|[hbavl]\d{2,3}\w*|t4|gb\d{3}\w*|trn\d|trainium|inferentia|inf\d"
-    r"|rx\s?\d{4}\w*(?:\s(?:xtx|xt))?|wse-?\d\w*|\d{4} ti)"
-)
+    r"|mi\d{2,3}\w*|[hbavl]\d{2,3}\w*|t4|l4|gb\d{3}\w*|trn\d|trainium|inferentia|inf\d"
+    r"|rx\s?\d{4}\w*(?:\s(?:xtx|xt))?|wse-?\d\w*|{CONSUMER}(?:\s?(?:ti|super))?s?)"
+).replace("{CONSUMER}", r"(?:[1-5]0[5-9]0|16[56]0)")
 _NOUN = r"(?:gpus?|cards?|accelerators?|devices?|chips?|dies|apus?|npus?|wafers?)"
 PART_OR_NOUN = rf"{_BRAND}{_LINE}(?:{_PART_TOKEN}|{_NOUN})\b"
 """Where a count may stand: before an accelerator noun or a part's name."""
 
-_WORDS = {
-    "one": 1, "single": 1, "two": 2, "dual": 2, "twin": 2, "three": 3, "four": 4, "quad": 4,
-    "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "twelve": 12,
-    "sixteen": 16, "thirty-two": 32, "sixty-four": 64,
-}  # fmt: skip
+_NOT_ONE = (
+    r"(?![^,;:.()]{0,30}?\b(?:nodes?|servers?|systems?|clusters?|racks?|pods?|instances?|box(?:es)?"
+    r"|machines?|vms?|slices?|hosts?|platforms?|superpods?|trays?|nvl\d+|x\s?\d|[x×]\d)\b)"
+)
+"""After a part's name: no word that makes it a machine of several ("an H100 node")."""
+
+ONE_NAMED = "a-part"
+"""The rule that reads "a"/"an" before a part's name as one device: any other count wins."""
+
+_WORDS = NUMBER_WORDS
 _IN_WORDS = "|".join(rf"{w}(?<!\w{w})" for w in _WORDS)
 """A count in words, with no letter before it ("two", not the end of "network")."""
 
@@ -39,6 +45,7 @@ COUNT_RULES: tuple[Rule[int], ...] = (
             ("1 node, 8x AMD Instinct MI355X 288GB HBM3e", 8),
             ("8x Intel Gaudi 2 OAM accelerators, 96GB HBM2E each", 8),
             ("Perplexity: Llama 2 70B FP8 on 8x H100 80GB", 8),
+            ("1x L4, vLLM 0.6", 1),
         ),
         (
             "host link 4x PCIe 4.0 x16",
@@ -50,14 +57,23 @@ COUNT_RULES: tuple[Rule[int], ...] = (
     Rule(
         "part-x-n",
         Kind.COUNT,
-        re.compile(r"(?<=[0-9A-Z]) ?[x×] ?(\d+)\b(?!\.\d)"),
+        re.compile(
+            r"(?:(?<=[0-9A-Z]) ?[x×] ?|(?:(?<=[A-Z]\d\d)|(?<=[A-Z]\d{3})|(?<=[A-Z]\d{4}))\*)"
+            r"(\d+)\b(?!\.\d)"
+        ),
         integer(),
         (
             ("DGX H100 x8, TensorRT-LLM", 8),
+            ("H100*8, TensorRT-LLM", 8),
             ("RTX 3090 x2 over PCIe", 2),
             ("AMD Instinct MI300X x8", 8),
         ),
-        ("gfx906:sramecc+:xnack-", "host link 4x PCIe 4.0 x16", "12 nodes x 8 H100"),
+        (
+            "gfx906:sramecc+:xnack-",
+            "host link 4x PCIe 4.0 x16",
+            "12 nodes x 8 H100",
+            "Injection {{ 7*7 }}",
+        ),
         cased=True,  # "H100 x8": a part's capital or digit stands before the x
     ),
     Rule(
@@ -80,6 +96,12 @@ COUNT_RULES: tuple[Rule[int], ...] = (
             "setup: Apple M4 Pro 12C/16GPU MacBook Pro Mac16,8",
             "Intel Gaudi 2 accelerators",
             "mlx 0.29.2.dev20251008+85a8824a8, mlx-lm 0.28.2",
+            "Llama 3.1 8B Q4_K_M on an RTX 4090 GPU",
+            "llama.cpp on RTX 4090 cards",
+            "RTX 3090 GPUs with llama-bench",
+            "RTX 5090 GPUs, CUDA 12.8",
+            "on a Radeon RX 7900 XTX GPU",
+            "a 4090 card",
         ),
     ),
     Rule(
@@ -94,6 +116,34 @@ COUNT_RULES: tuple[Rule[int], ...] = (
             ("on a single GPU", 1),
         ),
         ("one of the two runs",),
+    ),
+    Rule(
+        "pair-of",
+        Kind.COUNT,
+        rx(rf"\b(pair|couple|trio) of\s+(?={PART_OR_NOUN})"),
+        lambda m: {"pair": 2, "couple": 2, "trio": 3}[m[1]],
+        (("a pair of L40S cards", 2), ("a pair of RTX 3090s over NVLink", 2)),
+        ("a pair of NVMe drives", "a couple of runs"),
+    ),
+    Rule(
+        ONE_NAMED,
+        Kind.COUNT,
+        rx(rf"(?:an?)(?<![\w-]an)(?<![\w-]a)\s+(?={_BRAND}{_LINE}{_PART_TOKEN}\b{_NOT_ONE})"),
+        const(1),
+        (
+            ("Llama 3.1 8B on a Radeon RX 7900 XTX GPU under ROCm", 1),
+            ("Qwen2.5 7B on an RTX 4090 GPU, llama-bench tg128", 1),
+            ("served on an H100 with vLLM", 1),
+            ("on a 4090 with llama.cpp", 1),
+        ),
+        (
+            "an H100 node of 8 H100 GPUs",
+            "a GB200 NVL72 rack",
+            "a H100 SXM5 server",
+            "a DGX H100 system",
+            "an RTX 3090 x2 rig",
+        ),
+        weak=True,  # "a" names one device only where nothing else counts them
     ),
     Rule(
         "machines-each-with",
@@ -222,6 +272,7 @@ PARALLELISM_RULES: tuple[Rule[str], ...] = (
 
 DEVICE_RULES: tuple[Rule[Any], ...] = (
     *COUNT_RULES,
+    SYSTEM_RULE,
     PER_DEVICE_RULE,
     *PARALLELISM_RULES,
 )

@@ -6,12 +6,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from roofbot.core.reader.quantity import AMOUNT, amount
 from roofbot.core.reader.rule import Kind, Rule, const, rx
 
 PRECISION_WORDS = {
     "nvfp4": "fp4", "mxfp4": "fp4", "fp4": "fp4", "fp6": "fp6", "fp8": "fp8", "e4m3": "fp8",
     "e5m2": "fp8", "bf16": "bf16", "bfloat16": "bf16", "fp16": "fp16", "float16": "fp16",
-    "half": "fp16", "fp32": "fp32", "float32": "fp32", "int8": "int8", "int4": "int4",
+    "half": "fp16", "f16": "fp16", "f32": "fp32", "fp32": "fp32", "float32": "fp32", "int8": "int8", "int4": "int4",
     "w8a8": "int8", "w8a16": "fp16", "w4a16": "fp16", "w4a8": "fp8", "w4a4": "fp4",
 }  # fmt: skip
 """Precision words as the text spells them -> the catalogue's `flops.precision` names."""
@@ -23,9 +24,8 @@ PRECISION_RULE: Rule[str] = Rule(
     "precision-word",
     Kind.PRECISION,
     rx(
-        r"(?<![a-z0-9])w?(nvfp4|mxfp4|fp4|fp6|fp8|e4m3|e5m2|bf16|bfloat16|fp16|float16|fp32|int8|"
+        r"(?<![a-z0-9])w?(nvfp4|mxfp4|fp4|fp6|fp8|e4m3|e5m2|bf16|bfloat16|fp16|f16|float16|fp32|f32|int8|"
         r"int4|w8a8|w8a16|w4a16|w4a8|w4a4)(?![a-z0-9])"
-        r"|--dtype[= ](bfloat16|float16|half|bf16|fp16)\b|--quantization[= ](fp8)\b"
     ),
     lambda m: next(g for g in m.groups() if g).lower(),
     (
@@ -33,10 +33,9 @@ PRECISION_RULE: Rule[str] = Rule(
         ("Llama 2 70B (MLPerf v6.1 submission, FP4 weights)", "fp4"),
         ("nvidia/Llama-3.1-8B-Instruct-FP8", "fp8"),
         ("Qwen3.5-397B-A17B-NVFP4", "nvfp4"),
-        ("vllm serve --dtype bfloat16", "bfloat16"),
         ("Llama 3.3 70B Instruct, bfloat16 weights", "bfloat16"),
-        ("vllm serve --quantization fp8", "fp8"),
         ("Llama 2 70B WMXFP4 on 8xMI355X", "mxfp4"),
+        ("LLaMA-2-7B F16, 12.55 GiB", "f16"),
     ),
     (
         "gfx1100",
@@ -60,11 +59,16 @@ GGUF_TYPE_RULE: Rule[str] = Rule(
 BITS_RULE: Rule[float] = Rule(
     "n-bit",
     Kind.BITS,
-    rx(r"(?=\d)(?<![\w.])(\d+(?:\.\d+)?)[- ]?bit\b(?![- ]?(?:memory|bus|interface))"),
+    rx(
+        r"(?=\d)(?<![\w.])(\d+(?:\.\d+)?)(?:[- ]?bit\b(?![- ]?(?:memory|bus|interface))"
+        r"|\s?(?:bpw|bits per weight)\b)"
+    ),
     lambda m: float(m[1]),
     (
         ("MLX-LM Metal backend, batch size 1, 512 token prompt, 4-bit quantization", 4.0),
         ("Qwen3-30B-A3B-Instruct-2507 (MLX 4-bit, mlx-community repo)", 4.0),
+        ("exllamav2 EXL2 at 4.65 bpw", 4.65),
+        ("quantized to 6.0 bits per weight", 6.0),
     ),
     ("8192-bit memory interface", "256-bit bus"),
 )
@@ -114,7 +118,14 @@ MOE_RULE: Rule[str] = Rule(
 )
 
 _NOT_APPROX = r"(?=\d)(?<![\w.~])(?<![~≈])(?<!about )(?<!approx\. )(?<!around )(?<!roughly )(?<!up to )(?<!~ )"
-_SIZE = r"(?<![\w.~])(\d+(?:\.\d+)?)\s?(gib|gb|tib|tb)\b(?!/s)"
+_SIZE = r"(?<![\w.~])" + AMOUNT + r"\s?(gib|gb|tib|tb)\b(?!/s)"
+"""A size: a number by the quantity grammar, then its unit."""
+
+
+def _size(m: re.Match[str]) -> tuple[float, str]:
+    """The size as written; of a range, the lower end (fewer bytes: the lenient reading)."""
+    return (amount(m[1])[0], _UNITS[m[2]])
+
 
 _UNITS = {"gib": "GiB", "gb": "GB", "tib": "TiB", "tb": "TB"}
 """A size's unit, read lower-cased, as it is written."""
@@ -133,7 +144,7 @@ WEIGHT_SIZE_RULES: tuple[Rule[tuple[float, str]], ...] = (
         "size-in-model-name",
         Kind.WEIGHT_SIZE,
         re.compile(r"\((?:[^()]*?,\s*)?" + _NOT_APPROX + _SIZE + r"\s*\)"),
-        lambda m: (float(m[1]), _UNITS[m[2]]),
+        _size,
         (
             ("Bonsai-27B (Q1_0, 3.53 GiB)", (3.53, "GiB")),
             ("gpt-oss-120b MXFP4 MoE (59.02 GiB)", (59.02, "GiB")),
@@ -143,10 +154,34 @@ WEIGHT_SIZE_RULES: tuple[Rule[tuple[float, str]], ...] = (
         ("MPT-7B (FP16)", "Llama 3.3 70B (~35GB)", "Qwen3-14B (4-bit, about 9 GB)"),
     ),
     Rule(
+        "size-after-model-name",
+        Kind.WEIGHT_SIZE,
+        re.compile(r",\s*" + _NOT_APPROX + _SIZE + r"\s*(?=$|,|;)"),
+        _size,
+        (
+            ("LLaMA-2-7B F16, 12.55 GiB", (12.55, "GiB")),
+            ("Qwen2.5-32B Q4_K_M, 18.5 GB", (18.5, "GB")),
+        ),
+        ("Llama 3.3 70B, ~40 GB", "Llama 3.3 70B, 64 GB/s"),
+    ),
+    Rule(
+        "llama-bench-row",
+        Kind.WEIGHT_SIZE,
+        re.compile(r"\|\s*" + _NOT_APPROX + _SIZE + r"\s*\|\s*\d+(?:\.\d+)?\s*b\s*\|"),
+        _size,
+        (
+            (
+                "| llama 7B Q4_0 | 3.56 GiB | 6.74 B | CUDA | 99 | tg128 | 123.45 ± 0.50 |",
+                (3.56, "GiB"),
+            ),
+        ),
+        ("| model | size | params | backend |", "| 24 GB | RTX 4090 |"),
+    ),
+    Rule(
         "size-of-weights",
         Kind.WEIGHT_SIZE,
         re.compile(_NOT_APPROX + _SIZE + r"\s+of\s+(?:fp16\s+|bf16\s+)?weights\b"),
-        lambda m: (float(m[1]), _UNITS[m[2]]),
+        _size,
         (("MPT-7B in FP16 is 14 GB of weights", (14.0, "GB")),),
         _NOT_WEIGHT_SIZE,
     ),
@@ -154,11 +189,16 @@ WEIGHT_SIZE_RULES: tuple[Rule[tuple[float, str]], ...] = (
         "weights-are-size",
         Kind.WEIGHT_SIZE,
         re.compile(
-            r"(?:weight(?<!\wweight)s?\s*(?:are|is|of|=|:)|model size|file size|gguf size)"
+            r"(?:weight(?<!\wweight)s?\s*(?:are|is|of|=|:)?|model size|file size|gguf size)"
             r"\s*(?:of|=|:|is)?\s*" + _NOT_APPROX + _SIZE
         ),
-        lambda m: (float(m[1]), _UNITS[m[2]]),
-        (("model size 17.545 GB on disk", (17.545, "GB")), ("weights: 3.53 GiB", (3.53, "GiB"))),
+        _size,
+        (
+            ("model size 17.545 GB on disk", (17.545, "GB")),
+            ("weights: 3.53 GiB", (3.53, "GiB")),
+            ("Llama 2 70B, weights 140 GB in BF16", (140.0, "GB")),
+            ("model size 1,024 GB on disk", (1024.0, "GB")),
+        ),
         _NOT_WEIGHT_SIZE,
     ),
 )

@@ -77,14 +77,6 @@ BATCH_RULES: tuple[Rule[int], ...] = (
         ("a 2048-token prompt, 128 tokens generated",),
     ),
     Rule(
-        "parallel-sequences",
-        Kind.BATCH,
-        rx(r"-npl(?<![\w-]-npl)\s+(\d+)\b|-np(?<![\w-]-np)\s+(\d+)\b|--parallel[= ](\d+)\b"),
-        lambda m: int(m[1] or m[2] or m[3]),
-        (("llama-batched-bench -npl 4 -npp 128 -ntg 128", 4),),
-        ("-ngl 99 -fa 1",),
-    ),
-    Rule(
         "single-stream",
         Kind.BATCH,
         rx(
