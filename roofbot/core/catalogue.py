@@ -13,6 +13,7 @@ from functools import cached_property, lru_cache
 from typing import Any, Generic, TypeVar
 
 from roofbot.core.config import DEFAULT_CATALOGUE
+from roofbot.core.model_aliases import ALIASES
 from roofbot.core.model_names import NameIndex, sizes_agree
 
 V = TypeVar("V")
@@ -99,8 +100,11 @@ class Catalogue:
 
     @cached_property
     def _model_index(self) -> NameIndex[Model]:
-        """Every way a model is named (id, name, name before its parenthesis) -> the model."""
-        return NameIndex((k, m) for m in self.models.values() for k in _model_keys(m))
+        """Every way a model is named (id, name, name before its parenthesis, an alias of
+        model_aliases.py) -> the model."""
+        aliases = [(a, self.models[i]) for a, ids, _ in ALIASES for i in ids if i in self.models]
+        keys = [(k, m) for m in self.models.values() for k in _model_keys(m)]
+        return NameIndex(keys + aliases)
 
     @cached_property
     def _accelerator_index(self) -> _KeyIndex[Accelerator]:

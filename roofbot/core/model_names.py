@@ -133,7 +133,7 @@ class NamedSize:
 
 _SIZE = re.compile(
     r"(?<![\w.])(\d+(?:\.\d+)?) ?([bBmMT])(?![a-zA-Z])"
-    r"(?:[-_ ]?[aA](\d+(?:\.\d+)?)[bB]?(?![a-zA-Z\d]))?"
+    r"(?:[-_. ]?[aA](\d+(?:\.\d+)?)[bB]?(?![a-zA-Z\d]))?"
 )
 _SCALE = {"b": 1.0, "m": 0.001, "t": 1000.0}
 _EXPERTS = re.compile(r"(?<![\w.])(\d+)x(\d+(?:\.\d+)?)[bB](?![a-zA-Z])")
@@ -155,22 +155,25 @@ def expert_sizes(text: str) -> tuple[tuple[int, float], ...]:
     return tuple((int(m[1]), float(m[2])) for m in _EXPERTS.finditer(text))
 
 
-def close(a: float, b: float) -> bool:
+def close(a: float, b: float, within: float = 1.35) -> bool:
     """Two sizes of one model: a nominal size and the exact count ("7B" and 6.74, "2B" and
     2.61) differ by less than a third; another size of a family differs by more."""
-    return max(a, b) / min(a, b) <= 1.35
+    return max(a, b) / min(a, b) <= within
 
 
 def sizes_agree(text: str, own: str, params_b: float | None, active_b: float | None) -> bool:
     """The sizes `text` states fit a model of these figures, or the sizes its own name
     (`own`) states. A text stating no size fits any model."""
     sizes, experts = name_sizes(text), expert_sizes(text)
-    figures = [f for f in (params_b, active_b) if f]
-    if not (sizes or experts) or not figures:
+    if not (sizes or experts) or not (params_b or active_b):
         return True
     mine = {s.total for s in name_sizes(own)}
-    if any(s.total in mine or any(close(s.total, f) for f in figures) for s in sizes):
-        return True
+    for s in sizes:
+        if s.total in mine or (params_b and close(s.total, params_b)):
+            return True
+        # a mixture named by its active share ("Llama-4-Scout-17B-16E"): that share, closely
+        if active_b and active_b != params_b and close(s.total, active_b, 1.1):
+            return True
     return any(params_b and close(n * each, params_b) for n, each in experts)
 
 

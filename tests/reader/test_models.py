@@ -14,6 +14,7 @@ import pytest
 
 from roofbot.adapters.repo import Repository
 from roofbot.core.catalogue import Catalogue
+from roofbot.core.model_aliases import ALIASES
 from roofbot.engine import check_bytes
 
 MATCHES = [
@@ -52,6 +53,10 @@ MATCHES = [
     ("DeepSeek-V3 671B (Q4_K_M, 376.65 GiB)", "deepseek-v3"),
     # a distillation names its teacher first; the student's size says which model ran
     ("DeepSeek-R1-0528-Qwen3-8B (BF16)", "qwen3-8b"),
+    # llama.cpp's architecture names (model_aliases.py): the size picks the model
+    ("deepseek2 671B Q8_0 | 307.20 GiB | 672.05 B", "deepseek-v3"),
+    ("qwen3moe 30B.A3B Q4_K - Medium | 17.28 GiB | 30.53 B", "qwen3-30b-a3b"),
+    ("llama 8x7B Q4_0 | 24.63 GiB | 46.70 B", "mixtral-8x7b"),
 ]
 
 UNMATCHED = [
@@ -75,12 +80,21 @@ UNMATCHED = [
     "llama-2-7b",
     "Llama2 7B",
     "TheBloke/Llama-2-7B-GGUF",
+    "llama 7B Q4_0 | 3.56 GiB | 6.74 B",
+    # an alias whose stated size no candidate has (DeepSeek-V2-Lite is 15.7B)
+    "deepseek2 16B Q8_0 | 15.56 GiB | 15.71 B",
 ]
 
 
 @pytest.fixture(scope="module")
 def catalogue(real_repo: Repository) -> Catalogue:
     return real_repo.catalogue()
+
+
+def test_every_alias_matches_its_own_example(catalogue: Catalogue) -> None:
+    for alias, ids, example in ALIASES:
+        found = catalogue.match_model(example)
+        assert found is not None and found.id in ids, (alias, example, found and found.id)
 
 
 @pytest.mark.parametrize(("text", "want"), MATCHES)
@@ -113,6 +127,8 @@ PARAMS = [
     ("NVIDIA-Nemotron-Nano-31B-A3-v3-Mcore-FP8-HF", 31.0, 3.0),
     # a llama-bench row: the exact count beside the nominal size
     ("llama 7B Q8_0 | 6.67 GiB | 6.74 B", 6.74, 6.74),
+    # llama.cpp's name for DeepSeek V3/R1: the catalogue's figures, 37B active, not dense
+    ("deepseek2 671B Q8_0 | 307.20 GiB | 672.05 B", 671.0, 37.0),
     # "16x3.8B" is not a total: an uncatalogued mixture's name gives no figure
     ("Phi-3.5-MoE-instruct 16x3.8B", None, None),
 ]
