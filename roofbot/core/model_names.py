@@ -50,33 +50,41 @@ OTHER_VARIANT: dict[str, str] = {
 _DECIMAL_P = re.compile(r"(?<=\d)p(?=\d)")  # "qwen-1p5b": this repository's ids spell 1.5 so
 _WORD = re.compile(r"[a-z0-9]+")
 _RUN = re.compile(r"[a-z]+|[0-9]+")
+_JOINS = frozenset({".", "-", "_"})
 
 
 @dataclass(frozen=True)
 class Token:
     text: str
     word: str  # the separator-delimited word it came from ("3" of "v3", "1" of "3.1")
+    joined: bool = False  # the word follows the previous one with no space ("3.1", "V2-Lite")
 
 
 def tokens(text: str) -> tuple[Token, ...]:
     """ "Qwen2.5:72b-instruct-q4_K_M" -> qwen 2 5 72 b q 4 k m (filler words skipped)."""
     out: list[Token] = []
-    for w in _WORD.findall(_DECIMAL_P.sub(".", text.lower())):
+    lowered = _DECIMAL_P.sub(".", text.lower())
+    end = None
+    for m in _WORD.finditer(lowered):
+        w = m[0]
+        joined = end is not None and lowered[end : m.start()] in _JOINS
+        end = m.end()
         if w in FILLER:
             continue
-        out.extend(Token(r, w) for r in _RUN.findall(w))
+        out.extend(Token(r, w, joined and i == 0) for i, r in enumerate(_RUN.findall(w)))
     return tuple(out)
 
 
 def _goes_on(key: tuple[str, ...], rest: tuple[Token, ...]) -> bool:
     """The text after a matched name makes it another model: a finer version after a name
-    ending in a number ("v3" then ".1"), or a variant word ("-Lite", "-Air")."""
-    if not rest:
+    ending in a number ("V3" then ".1"; not "DeepSeek-V3, 8 GPUs"), or a variant word
+    ("-Lite", "-Air")."""
+    if not rest or rest[0].word != rest[0].text:
         return False
     nxt = rest[0]
-    if key[-1].isdigit() and nxt.text.isdigit() and nxt.word == nxt.text and len(nxt.text) <= 2:
+    if nxt.joined and key[-1].isdigit() and nxt.text.isdigit() and len(nxt.text) <= 2:
         return True
-    return nxt.text in OTHER_VARIANT and nxt.word == nxt.text
+    return nxt.text in OTHER_VARIANT
 
 
 @dataclass(frozen=True)

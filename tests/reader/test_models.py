@@ -51,6 +51,7 @@ MATCHES = [
     ("Qwen3-30B-A3B", "qwen3-30b-a3b"),
     ("DeepSeek-V3", "deepseek-v3"),
     ("DeepSeek-V3 671B (Q4_K_M, 376.65 GiB)", "deepseek-v3"),
+    ("DeepSeek-V3, 8 GPUs", "deepseek-v3"),  # a count after the name is no finer version
     # a distillation names its teacher first; the student's size says which model ran
     ("DeepSeek-R1-0528-Qwen3-8B (BF16)", "qwen3-8b"),
     # llama.cpp's architecture names (model_aliases.py): the size picks the model
@@ -73,6 +74,7 @@ UNMATCHED = [
     # another variant of a catalogued model
     "DeepSeek-V2-Lite (MoE)",
     "GLM-4.5-Air",
+    "DeepSeek V2 Lite",
     # a distillation into a student the catalogue lacks
     "DeepSeek-R1-Distill-Qwen-14B",
     # models the catalogue lacks
