@@ -13,6 +13,8 @@ from functools import cached_property, lru_cache
 from typing import Any, Generic, TypeVar
 
 from roofbot.core.config import DEFAULT_CATALOGUE
+from roofbot.core.model_aliases import ALIASES
+from roofbot.core.model_names import NameIndex, sizes_agree
 
 V = TypeVar("V")
 
@@ -97,23 +99,32 @@ class Catalogue:
     gotchas: frozenset[str] = frozenset()
 
     @cached_property
-    def _model_index(self) -> _KeyIndex[Model]:
-        """Every way a model is named (id, slugged name) -> the model."""
-        return _KeyIndex(
-            (k, m) for m in self.models.values() for k in _model_keys(m) if len(k) >= 4
-        )
+    def _model_index(self) -> NameIndex[Model]:
+        """Every way a model is named (id, name, name before its parenthesis, an alias of
+        model_aliases.py) -> the model."""
+        aliases = [(a, self.models[i]) for a, ids, _ in ALIASES for i in ids if i in self.models]
+        keys = [(k, m) for m in self.models.values() for k in _model_keys(m)]
+        return NameIndex(keys + aliases)
 
     @cached_property
     def _accelerator_index(self) -> _KeyIndex[Accelerator]:
         return _KeyIndex((k, a) for a in self.accelerators.values() for k in _name_keys(a))
 
     def match_model(self, text: str) -> Model | None:
-        """The catalogue model whose id (or slugged name) stands in `text` as whole words;
-        the longest wins, so "qwen3-30b-a3b" beats "qwen3-30b". None when nothing matches."""
-        found = self._model_index.find(slug(text))
+        """The catalogue model whose id or name stands in `text` whatever its spelling
+        ("llama3.1:8b", "meta-llama/Llama-3.1-8B-Instruct" -> llama-3-1-8b), unless the sizes
+        the text states are another model's ("DeepSeek-R1-Distill-Qwen-14B" is not R1); the
+        longest wins, so "qwen3-30b-a3b" beats "qwen3-30b". None when nothing matches."""
+        found = [
+            h
+            for h in self._model_index.find(text)
+            if sizes_agree(
+                text, f"{h.item.id} {h.item.name}", h.item.params_b, h.item.active_params_b
+            )
+        ]
         if not found:
             return None
-        return max(found, key=lambda km: len(km[0]))[1]
+        return max(found, key=lambda h: h.length).item
 
     def match_accelerators(self, text: str) -> list[Accelerator]:
         """Catalogue parts whose id or name stands in `text` as whole words, whatever the case,
@@ -199,7 +210,7 @@ _FORM_FACTORS = frozenset({"sxm", "pcie", "oam", "nvl", "mezzanine"})
 
 @lru_cache(maxsize=4096)
 def _model_keys(m: Model) -> frozenset[str]:
-    return frozenset({m.id, slug(m.name)})
+    return frozenset({m.id, m.name, m.name.split("(")[0]})
 
 
 @lru_cache(maxsize=4096)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from roofbot.core.model_names import close, one_size
 from roofbot.core.provenance import Basis, Input
 from roofbot.core.reader.rule import Kind
 from roofbot.core.reader.vocab.model import PRECISION_WORDS, WEIGHT_ONLY
@@ -29,8 +30,10 @@ def bits_of(text: str | None) -> float | None:
 
 
 def several_models(ctx: Context) -> bool:
-    """`model` lists several models ("Llama 3.2 3B / Phi-3 3.8B / Qwen 2.5 7B")."""
-    return len({m.value[0] for m in ctx.reading.stated(Kind.PARAMS, ("model",))}) > 1
+    """`model` lists several models ("Llama 3.2 3B / Phi-3 3.8B / Qwen 2.5 7B"), not one
+    model's nominal size beside its exact count ("llama 7B Q8_0 | 6.67 GiB | 6.74 B")."""
+    sizes = {m.value[0] for m in ctx.reading.stated(Kind.PARAMS, ("model",))}
+    return any(not close(a, b) for a in sizes for b in sizes)
 
 
 def params(ctx: Context) -> tuple[Input[float] | None, Input[float] | None]:
@@ -56,8 +59,14 @@ def params(ctx: Context) -> tuple[Input[float] | None, Input[float] | None]:
         head = [m for m in ctx.reading.stated(Kind.PARAMS, ("unit",)) if m.span.start < len(text)]
         sizes = head if len({m.value[0] for m in head}) == 1 else sizes
     totals = {m.value[0] for m in sizes}
-    if total is None and len(totals) == 1:
+    named = one_size(text) if model is None else None
+    if total is None and not totals and named is not None:
+        total = Input(named.total, f"model {named.quote!r}", Basis.TEXT)
+    elif total is None and len(totals) == 1:
         total = Input(sizes[0].value[0], sizes[0].source, Basis.TEXT)
+    elif total is None and len(totals) > 1 and named is not None and named.total in totals:
+        # a nominal size beside its exact count ("llama 7B ... 6.74 B"): the count
+        total = Input(named.total, f"model {named.quote!r} (the exact count)", Basis.TEXT)
     elif total is None and len(totals) > 1:
         listed = ", ".join(f"{t:g}B" for t in sorted(totals))
         ctx.note(f"model names {listed}: which one ran is not clear", "model")
@@ -70,6 +79,8 @@ def params(ctx: Context) -> tuple[Input[float] | None, Input[float] | None]:
             active = Input(float(with_active[0].value[1]), with_active[0].source, Basis.TEXT)
         elif stated:
             active = Input(float(stated[0].value), stated[0].source, Basis.TEXT)
+        elif named is not None and named.active is not None and total is not None:
+            active = Input(named.active, f"model {named.quote!r}: active", Basis.TEXT)
         elif total is not None and not moe and (model is None or model.architecture != "moe"):
             active = Input(total.value, f"{total.source} (dense: no MoE named)", total.basis)
         elif total is not None:
