@@ -30,7 +30,7 @@ from roofbot.adapters import actions as A
 from roofbot.adapters.repo import Repository
 from roofbot.adapters.schemas import Schemas
 from roofbot.catalogue_check import with_catalogue_errors
-from roofbot.core.changes import Changes
+from roofbot.core.changes import Changes, catalogue_kind
 from roofbot.core.compare import Comparison
 from roofbot.core.config import Config
 from roofbot.core.provenance import clip
@@ -59,7 +59,7 @@ class Outcome:
     rerender: Callable[[Mapping[str, Any]], tuple[str, str]] | None = None
 
 
-def describe(report: Report | None, changes: Changes) -> str:
+def describe(report: Report | None, changes: Changes, base_ref: str = "") -> str:
     if report is None or not report.records:
         if changes.instrument:
             cal = (
@@ -79,8 +79,10 @@ def describe(report: Report | None, changes: Changes) -> str:
         if report.calibration.ok
         else "calibration BROKEN"
     )
-    text = f"{len(report.records)} checked: {', '.join(parts)}; {cal}"
-    return clip(text, 139)
+    text = f"{len(report.records)} checked: {', '.join(parts)}"
+    if report.already:  # the counts agree with the state: the base's findings don't fail it
+        text += f" ({len(report.existing())} already on {base_ref or 'the base'})"
+    return clip(f"{text}; {cal}", 139)
 
 
 def evaluate(
@@ -102,19 +104,22 @@ def evaluate(
     report = _check(s, inputs, plan)
     under_base: list[Report] = []  # the check-twice's results, reused by before and after
     review = review_instrument(s, inputs, plan, report, under_base)
+    comparison = _before_after(s, inputs, plan, report, under_base)
+    report = attributed(report, comparison, _fail_on_existing(s, plan))
     ok = report.ok and plan.config_problem is None
-    approval = _approval(s, review, ok, approval_lookup)
+    suspects = held_suspects(report, comparison, plan, s.sweep)
+    approval = _approval(s, review, suspects, ok, approval_lookup)
     held = review if review is not None and review.held and ok and approval is None else None
+    held_ids = suspects if ok and approval is None else ()
     links = gotcha_paths(plan.config, plan.repo.catalogue())
     report, chart = _with_chart(report, plan.config, s.plot_dir)
-    comparison = _before_after(s, inputs, plan, report, under_base)
-    common = _context(s, plan.changes, comparison, chart, review, approval)
+    common = _context(s, plan.changes, comparison, chart, review, approval, held_ids)
     comment, summary, rerender = _rendered(s, report, links, common, approval)
     return Outcome(
         report,
         plan.changes,
-        "success" if ok and held is None else "failure",
-        _description(s, plan, report, held, approval),
+        "success" if ok and held is None and not held_ids else "failure",
+        _description(s, plan, report, held, approval, held_ids),
         comment,
         summary,
         tuple(annotations_for(report, inputs.tree)),
@@ -122,6 +127,39 @@ def evaluate(
         chart,
         comparison,
         rerender,
+    )
+
+
+def _fail_on_existing(s: Settings, plan: Plan) -> bool:
+    """The input fail-on-existing, else the base's `fail_on_existing`."""
+    return s.fail_on_existing if s.fail_on_existing is not None else plan.base_cfg.fail_on_existing
+
+
+def attributed(report: Report, comparison: Comparison | None, fail_on_existing: bool) -> Report:
+    """The report judged by what the change brings: the findings the base already has are
+    reported and do not fail it (all of them fail with `fail_on_existing`, or where there is
+    no base to compare with)."""
+    if comparison is None or fail_on_existing:
+        return report
+    return dataclasses.replace(report, already=comparison.already())
+
+
+def held_suspects(
+    report: Report, comparison: Comparison | None, plan: Plan, sweep: bool
+) -> tuple[str, ...]:
+    """The `suspect` records the change adds or makes worse (not failing by `fail_on`): held
+    until the record states the input that decides, or a maintainer approves this head. A
+    suspect the base already has only warns. Without a base, every suspect the change
+    touches is held."""
+    if sweep:
+        return ()
+    if comparison is not None:
+        mine = [d.after for d in comparison.deltas if d.the_changes]
+    else:
+        mine = [r for r in report.records if r.path in plan.records]
+    failing = {r.path for r in report.failing()}
+    return tuple(
+        r.id for r in mine if r.verdict is Verdict.SUSPECT and r.path not in failing
     )
 
 
@@ -142,11 +180,13 @@ def _check(s: Settings, inputs: Gathered, plan: Plan) -> Report:
 def _approval(
     s: Settings,
     review: Review | None,
+    suspects: tuple[str, ...],
     ok: bool,
     lookup: Callable[[], Approval | None] | None,
 ) -> Approval | None:
-    """The approval of this head, looked up only where a passing run is held."""
-    if review is None or not review.held or not ok:
+    """The approval of this head, looked up only where a passing run is held (by the
+    instrument, or by suspects the change brings)."""
+    if not ok or not (suspects or (review is not None and review.held)):
         return None
     return valid_for(s.approval or (lookup() if lookup else None),
                      s.event.approval_sha or s.event.head_sha)  # fmt: skip
@@ -174,9 +214,12 @@ def _before_after(
     # a dependent's file is the base's: the check-twice already has its base result
     dep_paths = set(plan.deps)
     known = {r.path: r for rep in under_base for r in rep.records if r.path in dep_paths}
+    problems = plan.repo.catalogue_problems
+    head_rows = frozenset(r.path for r in report.records if r.path in problems)
+    touched = frozenset(f.path for f in plan.relevant if catalogue_kind(f.path, plan.config.catalogue))
     return compare_with_base(
         report, inputs.base_tree, base_config, s.workspace / "schemas", plan.paths, renames,
-        known,
+        known, head_rows=head_rows, touched=touched,
     )  # fmt: skip
 
 
@@ -187,6 +230,7 @@ def _context(
     chart: Path | None,
     review: Review | None,
     approval: Approval | None,
+    held_ids: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     """What the comment and the summary templates read besides the report."""
     return {
@@ -196,7 +240,10 @@ def _context(
         "template": s.template,
         "title": s.title,
         "chart_url": f"{s.summary_url}#artifacts" if chart and s.summary_url else None,
-        "extra": {"instrument": view(review, approval) if review is not None else None},
+        "extra": {
+            "instrument": view(review, approval) if review is not None else None,
+            "held_suspects": list(held_ids),
+        },
     }
 
 
@@ -225,16 +272,28 @@ def _rendered(
 
 
 def _description(
-    s: Settings, plan: Plan, report: Report, held: Review | None, approval: Approval | None
+    s: Settings,
+    plan: Plan,
+    report: Report,
+    held: Review | None,
+    approval: Approval | None,
+    held_ids: tuple[str, ...] = (),
 ) -> str:
     """The commit status's description: the counts, or why the run fails or is held."""
-    description = describe(report, plan.changes)
+    description = describe(report, plan.changes, s.event.base_ref)
     if s.sweep:
         description = ("all records: " + description)[:139]
     if plan.config_problem:
         description = f"the PR's {s.config_path} is invalid"
     if held is not None:
         return held.description()
+    if held_ids:
+        n = len(held_ids)
+        return clip(
+            f"held: {n} suspect record{'s' if n != 1 else ''} this PR adds or changes "
+            f"({', '.join(held_ids)}): state the input, or a maintainer runs /roofcheck approve",
+            139,
+        )
     if approval is not None:
         return clip(f"{description}; instrument approved by {approval.by}", 139)
     return description

@@ -151,6 +151,14 @@ CONFIG_SHAPE = Record(
             default=False,
         ),
         Field(
+            "fail_on_existing",
+            Flag(
+                "Whether a pull request fails on findings the base branch already has (false: "
+                "only on those it introduces or makes worse)."
+            ),
+            default=False,
+        ),
+        Field(
             "calibration",
             Record(
                 (
@@ -228,6 +236,7 @@ class Config:
     )
     fail_on: frozenset[Verdict] = frozenset({Verdict.VIOLATION, Verdict.ERROR})
     deprecated_fail: bool = False
+    fail_on_existing: bool = False  # a PR fails on the base's findings too
     tolerance_pp: float = 0.1
     calibration: tuple[CalibrationSpec, ...] = ()
     pins: Mapping[str, Mapping[str, Pin]] = field(default_factory=dict)
@@ -253,6 +262,8 @@ def parse_config(data: Any) -> Config:
         cfg["fail_on"] = frozenset(Verdict(v) for v in parsed["fail_on"])
     if "deprecated_fail" in parsed:
         cfg["deprecated_fail"] = parsed["deprecated_fail"]
+    if "fail_on_existing" in parsed:
+        cfg["fail_on_existing"] = parsed["fail_on_existing"]
     cal = parsed.get("calibration", {})
     if "tolerance_pp" in cal:
         cfg["tolerance_pp"] = cal["tolerance_pp"]
