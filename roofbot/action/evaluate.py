@@ -158,9 +158,7 @@ def held_suspects(
     else:
         mine = [r for r in report.records if r.path in plan.records]
     failing = {r.path for r in report.failing()}
-    return tuple(
-        r.id for r in mine if r.verdict is Verdict.SUSPECT and r.path not in failing
-    )
+    return tuple(r.id for r in mine if r.verdict is Verdict.SUSPECT and r.path not in failing)
 
 
 def _check(s: Settings, inputs: Gathered, plan: Plan) -> Report:
@@ -216,7 +214,9 @@ def _before_after(
     known = {r.path: r for rep in under_base for r in rep.records if r.path in dep_paths}
     problems = plan.repo.catalogue_problems
     head_rows = frozenset(r.path for r in report.records if r.path in problems)
-    touched = frozenset(f.path for f in plan.relevant if catalogue_kind(f.path, plan.config.catalogue))
+    touched = frozenset(
+        f.path for f in plan.relevant if catalogue_kind(f.path, plan.config.catalogue)
+    )
     return compare_with_base(
         report, inputs.base_tree, base_config, s.workspace / "schemas", plan.paths, renames,
         known, head_rows=head_rows, touched=touched,

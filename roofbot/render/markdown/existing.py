@@ -48,10 +48,14 @@ def existing_view(
     return {
         "tally": tally(existing, catalogue),
         "rows": [
-            {"id": r.id, "link": link(r.path, head_sha), "emoji": EMOJI[r.verdict],
-             "verdict": r.verdict.value}
+            {
+                "id": r.id,
+                "link": link(r.path, head_sha),
+                "emoji": EMOJI[r.verdict],
+                "verdict": r.verdict.value,
+            }
             for r in rows
-        ],  # fmt: skip
+        ],
         "hidden": hidden,
         "fixed": tally(fixed, catalogue),
         "fixed_ids": fixed_ids,
