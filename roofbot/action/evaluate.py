@@ -119,7 +119,7 @@ def evaluate(
         report,
         plan.changes,
         "success" if ok and held is None and not held_ids else "failure",
-        _description(s, plan, report, held, approval, held_ids),
+        _description(s, plan, report, review, held, approval, held_ids),
         comment,
         summary,
         tuple(annotations_for(report, inputs.tree)),
@@ -275,6 +275,7 @@ def _description(
     s: Settings,
     plan: Plan,
     report: Report,
+    review: Review | None,
     held: Review | None,
     approval: Approval | None,
     held_ids: tuple[str, ...] = (),
@@ -295,7 +296,8 @@ def _description(
             139,
         )
     if approval is not None:
-        return clip(f"{description}; instrument approved by {approval.by}", 139)
+        what = "instrument" if review is not None and review.held else "suspects"
+        return clip(f"{description}; {what} approved by {approval.by}", 139)
     return description
 
 
