@@ -131,6 +131,10 @@ def _judged_change(
     else HEAD): its report and, where the run is held, why. None where that can't be done (no
     git repository at `root`, no such commit, or a named file the working tree does not
     change, as `pre-commit run --all-files` passes them): every finding then counts."""
+    if not (root / ".git").exists():  # not the top of a git repository: nothing to judge against
+        if base_ref is not None:
+            raise click.UsageError(f"--base: {root} is not the top of a git repository")
+        return None
     from roofbot.adapters.git import GitError, worktree_changes
     from roofbot.preview import PreviewError, commit_of, git_top, judge_worktree
 
