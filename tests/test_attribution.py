@@ -241,9 +241,9 @@ def test_fail_on_existing_restores_the_strict_behaviour(
         return
     pull = _branch(tmp_path, edit)
     gh.add_pull(PR, head_sha=pull.head, base_sha=pull.base)
-    run = run_action(tmp_path, pull, gh, **{"INPUT_FAIL-ON-EXISTING": "false"})
+    run = run_action(tmp_path, pull, gh, INPUT_FAIL_ON_EXISTING="false")
     assert run.code == 0 and gh.statuses[pull.head][-1]["state"] == "success"
-    run = run_action(tmp_path, pull, gh, **{"INPUT_FAIL-ON-EXISTING": "true"})
+    run = run_action(tmp_path, pull, gh, INPUT_FAIL_ON_EXISTING="true")
     assert run.code == 1
     assert gh.statuses[pull.head][-1]["state"] == "failure"
 
