@@ -11,8 +11,5 @@
 - gather: what the PR brings, from git or the API (head_files)
 - settings, event: the run's settings and the event it answers; approval, status: small parts
 
-`roofbot.action.main` is what the CLI's `roofbot pr` calls."""
-
-from roofbot.action.main import main
-
-__all__ = ["main"]
+`roofbot.action.main.main` is what the CLI's `roofbot pr` calls. The package imports nothing
+itself: `roofbot preview` and the pre-commit hook use `evaluate` without GitHub's client."""

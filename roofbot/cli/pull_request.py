@@ -33,7 +33,7 @@ def pr(dry_run: bool, out_dir: Path | None) -> None:
     Reads the Actions environment (GITHUB_EVENT_NAME, GITHUB_EVENT_PATH, GITHUB_TOKEN, ...).
     Exit 0 ok, 1 not ok, 2 usage or configuration error.
     """
-    from roofbot.action import main as action_main
+    from roofbot.action.main import main as action_main
 
     sys.exit(action_main(dry_run=dry_run, out_dir=out_dir))
 
