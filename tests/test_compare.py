@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from roofbot.core.compare import Attribution, compare
 from roofbot.core.results import Calibration as Cal
-from roofbot.core.results import CheckId, RecordResult, Report, RoofCheck, Verdict
+from roofbot.core.results import CheckId, Message, RecordResult, Report, RoofCheck, Verdict
 
 R = "data/benchmarks/r.json"
 CAT = "data/accelerators/a.json"
@@ -77,3 +77,11 @@ def test_the_report_fails_only_on_the_changes_findings() -> None:
     assert not report.ok
     judged = Report(records, Cal(ran=False, tolerance_pp=0.1), already=frozenset({R, CAT}))
     assert judged.ok and judged.failing() == () and judged.existing() == records
+
+
+def test_another_error_is_a_finding_the_base_does_not_have() -> None:
+    def broken(why: str) -> RecordResult:
+        return RecordResult("r", R, Verdict.ERROR, messages=(Message("error", why),))
+
+    assert attribution(broken("value: null"), broken("value: null")) is Attribution.PRE_EXISTING
+    assert attribution(broken("value: null"), broken("unit: missing")) is Attribution.WORSENED

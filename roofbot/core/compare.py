@@ -165,7 +165,13 @@ def attribute(before: RecordResult | None, after: RecordResult) -> Attribution |
         after.verdict is before.verdict and _higher(before, after)
     ):
         return Attribution.WORSENED
+    if after.verdict is Verdict.ERROR and _errors(after) != _errors(before):
+        return Attribution.WORSENED  # another error: a finding the base does not have
     return Attribution.PRE_EXISTING
+
+
+def _errors(r: RecordResult) -> frozenset[str]:
+    return frozenset(m.text for m in r.messages if m.level == "error")
 
 
 def moved(before: RecordResult, after: RecordResult) -> tuple[Moved, ...]:
