@@ -346,6 +346,10 @@ CASES: dict[str, tuple[Edit, bool]] = {
     "raised past its roof": ({RTX5090_32B: _with(RTX5090_32B, value=200.0)}, False),
     "new record on an A100": ({NEW_A100: _a100_record(40.0)}, True),
     "invalid catalogue file edited": ({RTX5090: _with(RTX5090, updated="2026-11-01")}, False),
+    "a new suspect record (held)": (
+        {f"{BENCH}/mi325x-copy.json": _with(SUSPECT, id="mi325x-copy")},
+        False,
+    ),
 }
 
 
