@@ -152,6 +152,13 @@ def test_a_one_record_edit_that_keeps_a_pass_is_green(tmp_path: Path) -> None:
     assert "| ✅ pass 92.9% | ✅ pass 91.8% | value 85 → 84 |" in comment
     assert "nvidia-rtx-5090" not in _what_to_fix(comment)
     assert "**What to fix:**" not in comment
+    # the pre-commit hook's JSON report agrees: ok, and which findings are the base's
+    git(pull.repo, "checkout", "-q", "pr", "--", ".")
+    out = roofbot("check", "--changed", RTX5090_32B, "--format", "json", cwd=pull.repo)
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    assert report["ok"] is True
+    assert report["already_on_base"] == [RTX5090, QWEN32B]
 
 
 def test_a_30_record_date_bump_is_green_and_its_counts_agree(tmp_path: Path) -> None:
