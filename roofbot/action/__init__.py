@@ -12,8 +12,5 @@
 - settings, event: the run's settings and the event it answers; status: a small part
 - approval: which `/roofcheck approve <sha>` comments count; approval_lookup: read from GitHub
 
-`roofbot.action.main` is what the CLI's `roofbot pr` calls."""
-
-from roofbot.action.main import main
-
-__all__ = ["main"]
+`roofbot.action.main.main` is what the CLI's `roofbot pr` calls. The package imports nothing
+itself: `roofbot preview` and the pre-commit hook use `evaluate` without GitHub's client."""

@@ -32,7 +32,7 @@ from roofbot.adapters.jsonfile import MAX_BYTES
 from roofbot.adapters.repo import Repository
 from roofbot.adapters.tree import Tree, read_or_none
 from roofbot.catalogue_check import with_catalogue_errors
-from roofbot.core.changes import Changes
+from roofbot.core.changes import Changes, catalogue_kind
 from roofbot.core.compare import Comparison
 from roofbot.core.config import Config
 from roofbot.core.provenance import clip
@@ -62,7 +62,7 @@ class Outcome:
     quiet: bool = False
 
 
-def describe(report: Report | None, changes: Changes) -> str:
+def describe(report: Report | None, changes: Changes, base_ref: str = "") -> str:
     cal = (
         "calibration not run"
         if report is None or not report.calibration.ran
@@ -77,8 +77,10 @@ def describe(report: Report | None, changes: Changes) -> str:
             return f"no benchmark record to check; {cal}"
         return f"no benchmark record or catalogue change to check; {cal}"
     parts = [f"{report.count(v)} {v.value}" for v in Verdict if report.count(v)]
-    text = f"{len(report.records)} checked: {', '.join(parts)}; {cal}"
-    return clip(text, 139)
+    text = f"{len(report.records)} checked: {', '.join(parts)}"
+    if report.already:  # the counts agree with the state: the base's findings don't fail it
+        text += f" ({len(report.existing())} already on {base_ref or 'the base'})"
+    return clip(f"{text}; {cal}", 139)
 
 
 def evaluate(
@@ -93,21 +95,28 @@ def evaluate(
     report = _check(s, inputs, plan)  # the calibration runs on every run, whatever changed
     under_base: list[Report] = []  # the check-twice's results, reused by before and after
     review = review_instrument(s, inputs, plan, report, under_base)
+    comparison = _before_after(s, inputs, plan, report, under_base)
+    report = attributed(report, comparison, _fail_on_existing(s, plan))
     ok = report.ok and plan.config_problem is None
-    approval = _approval(s, review, ok, approval_lookup)
+    suspects = held_suspects(report, comparison, plan, s.sweep)
+    approval = _approval(s, review, suspects, ok, approval_lookup)
     held = review if review is not None and review.holds and ok and approval is None else None
+    held_ids = suspects if ok and approval is None else ()
     links = gotcha_paths(plan.config, plan.repo.catalogue())
     report, chart = _with_chart(report, plan.config, s.plot_dir)
-    comparison = _before_after(s, inputs, plan, report, under_base)
-    state: Literal["success", "failure"] = "success" if ok and held is None else "failure"
-    common = _context(s, plan.changes, comparison, chart, review, approval)
-    common["extra"].update(ok=state == "success", headline=_headline(s, plan, report, held))
+    state: Literal["success", "failure"] = (
+        "success" if ok and held is None and not held_ids else "failure"
+    )
+    common = _context(s, plan.changes, comparison, chart, review, approval, held_ids)
+    common["extra"].update(
+        ok=state == "success", headline=_headline(s, plan, report, held, held_ids)
+    )
     comment, summary, rerender = _rendered(s, report, links, common)
     return Outcome(
         report,
         plan.changes,
         state,
-        _description(s, plan, report, held, approval),
+        _description(s, plan, report, review, held, approval, held_ids),
         comment,
         summary,
         tuple(annotations_for(report, inputs.tree)),
@@ -119,7 +128,9 @@ def evaluate(
     )
 
 
-def _headline(s: Settings, plan: Plan, report: Report, held: Review | None) -> str | None:
+def _headline(
+    s: Settings, plan: Plan, report: Report, held: Review | None, held_ids: tuple[str, ...]
+) -> str | None:
     """What the comment's first line says where the status fails for a reason other than a
     record's verdict (None: the template's own words, from the verdicts): it always agrees
     with the status, and a broken configuration is the first thing said."""
@@ -127,7 +138,40 @@ def _headline(s: Settings, plan: Plan, report: Report, held: Review | None) -> s
         return f"the PR's {s.config_path} is invalid: {plan.config_problem}"
     if report.ok and held is not None:
         return held.description()
+    if report.ok and held_ids:
+        return f"held: {', '.join(held_ids)} passes only under some readings of its text"
     return None
+
+
+def _fail_on_existing(s: Settings, plan: Plan) -> bool:
+    """The input fail-on-existing, else the base's `fail_on_existing`."""
+    return s.fail_on_existing if s.fail_on_existing is not None else plan.base_cfg.fail_on_existing
+
+
+def attributed(report: Report, comparison: Comparison | None, fail_on_existing: bool) -> Report:
+    """The report judged by what the change brings: the findings the base already has are
+    reported and do not fail it (all of them fail with `fail_on_existing`, or where there is
+    no base to compare with)."""
+    if comparison is None or fail_on_existing:
+        return report
+    return dataclasses.replace(report, already=comparison.already())
+
+
+def held_suspects(
+    report: Report, comparison: Comparison | None, plan: Plan, sweep: bool
+) -> tuple[str, ...]:
+    """The `suspect` records the change adds or makes worse (not failing by `fail_on`): held
+    until the record states the input that decides, or a maintainer approves this head. A
+    suspect the base already has only warns. Without a base, every suspect the change
+    touches is held."""
+    if sweep:
+        return ()
+    if comparison is not None:
+        mine = [d.after for d in comparison.deltas if d.the_changes]
+    else:
+        mine = [r for r in report.records if r.path in plan.records]
+    failing = {r.path for r in report.failing()}
+    return tuple(r.id for r in mine if r.verdict is Verdict.SUSPECT and r.path not in failing)
 
 
 def _check(s: Settings, inputs: Gathered, plan: Plan) -> Report:
@@ -169,12 +213,14 @@ def _base_statuses(
 def _approval(
     s: Settings,
     review: Review | None,
+    suspects: tuple[str, ...],
     ok: bool,
     lookup: Callable[[], Approval | None] | None,
 ) -> Approval | None:
     """The approval of this head into this base, looked up (from the maintainer's comment,
-    roofbot.action.approval_lookup) only where a passing run is held."""
-    if review is None or not review.holds or not ok or lookup is None:
+    roofbot.action.approval_lookup) only where a passing run is held: by the instrument, or
+    by suspects the change brings."""
+    if not ok or lookup is None or not (suspects or (review is not None and review.holds)):
         return None
     return lookup()
 
@@ -201,9 +247,14 @@ def _before_after(
     # a dependent's file is the base's: the check-twice already has its base result
     dep_paths = set(plan.deps)
     known = {r.path: r for rep in under_base for r in rep.records if r.path in dep_paths}
+    problems = plan.repo.catalogue_problems
+    head_rows = frozenset(r.path for r in report.records if r.path in problems)
+    touched = frozenset(
+        f.path for f in plan.relevant if catalogue_kind(f.path, plan.config.catalogue)
+    )
     return compare_with_base(
         report, inputs.base_tree, base_config, plan.repo.schemas, plan.paths, renames,
-        known,
+        known, head_rows=head_rows, touched=touched,
     )  # fmt: skip
 
 
@@ -214,6 +265,7 @@ def _context(
     chart: Path | None,
     review: Review | None,
     approval: Approval | None,
+    held_ids: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     """What the comment and the summary templates read besides the report."""
     return {
@@ -226,7 +278,8 @@ def _context(
         "extra": {  # `head`: the SHA a maintainer's `/roofcheck approve` must name
             "instrument": {**view(review, approval), "head": s.event.head_sha}
             if review is not None
-            else None
+            else None,
+            "held_suspects": list(held_ids),
         },
     }
 
@@ -252,18 +305,32 @@ def _rendered(
 
 
 def _description(
-    s: Settings, plan: Plan, report: Report, held: Review | None, approval: Approval | None
+    s: Settings,
+    plan: Plan,
+    report: Report,
+    review: Review | None,
+    held: Review | None,
+    approval: Approval | None,
+    held_ids: tuple[str, ...] = (),
 ) -> str:
     """The commit status's description: the counts, or why the run fails or is held."""
-    description = describe(report, plan.changes)
+    description = describe(report, plan.changes, s.event.base_ref)
     if s.sweep:
         description = ("all records: " + description)[:139]
     if plan.config_problem:
         description = f"the PR's {s.config_path} is invalid"
     if held is not None:
         return held.description()
+    if held_ids:
+        n = len(held_ids)
+        return clip(
+            f"held: {n} suspect record{'s' if n != 1 else ''} this PR adds or changes "
+            f"({', '.join(held_ids)}): state the input, or a maintainer runs /roofcheck approve",
+            139,
+        )
     if approval is not None:
-        return clip(f"{description}; instrument approved by {approval.by}", 139)
+        what = "instrument" if review is not None and review.holds else "suspects"
+        return clip(f"{description}; {what} approved by {approval.by}", 139)
     return description
 
 

@@ -162,6 +162,8 @@ def plan(
     for r in report.records:
         if r.verdict not in INLINE or (r.deprecated and not report.deprecated_fail):
             continue  # a deprecated record is reported apart, in the sticky comment only
+        if r.path in report.already:
+            continue  # the base's own finding: in the sticky comment's collapsed section only
         spot = _spot(r, comparison, lines_of, read)
         if spot is None:
             outside.append(r.id)

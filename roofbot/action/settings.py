@@ -41,6 +41,7 @@ class Settings:
     status_wait: float = STATUS_WAIT  # seconds the final status may wait (ROOFBOT_STATUS_WAIT)
     review: Literal["inline", "off"] = "inline"  # findings on their diff lines (review.py)
     review_event: Literal["COMMENT", "REQUEST_CHANGES"] = "COMMENT"
+    fail_on_existing: bool | None = None  # input fail-on-existing; None: the base's config
 
     @property
     def title(self) -> str:
@@ -92,7 +93,11 @@ def settings_for(
     review_event = A.input_value(env, "review-event", "comment").strip().lower()
     if review_event not in ("comment", "request-changes"):
         raise UsageError("input review-event: comment or request-changes")
+    existing = A.input_value(env, "fail-on-existing").strip().lower()
+    if existing not in ("", "true", "false"):
+        raise UsageError("input fail-on-existing: true or false (empty: the base's .roofbot.yml)")
     return Settings(
+        fail_on_existing=None if not existing else existing == "true",
         event_name=name,
         event=event,
         workspace=ws,

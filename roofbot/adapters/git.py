@@ -126,3 +126,23 @@ def changed_files(repo_dir: Path, base: str, head: str) -> list[FileChange]:
         FileChange(status, path, old, symlink=mode == MODE_SYMLINK)
         for status, path, old, mode in parse_raw_diff(raw)
     ]
+
+
+def worktree_changes(repo_dir: Path, base: str) -> list[FileChange]:
+    """Every path whose working-tree version differs from commit `base`'s: the tracked files
+    `git diff` sees (staged or not), and the untracked files git does not ignore, as added.
+    What a pre-commit hook or a preview of uncommitted work compares."""
+    if not valid_sha(base):
+        raise GitError("base must be a commit SHA")
+    raw = git(repo_dir, "diff", "--raw", "-z", "--no-renames", "--no-abbrev", "--no-ext-diff",
+              "--no-textconv", base, "--")  # fmt: skip
+    out = [
+        FileChange(status, path, old, symlink=mode == MODE_SYMLINK)
+        for status, path, old, mode in parse_raw_diff(raw)
+    ]
+    untracked = git(repo_dir, "ls-files", "-z", "--others", "--exclude-standard")
+    for path in untracked.decode("utf-8", "surrogateescape").split("\0"):
+        if path:
+            symlink = os.path.islink(repo_dir / path)
+            out.append(FileChange("added", path, None, symlink=symlink))
+    return out

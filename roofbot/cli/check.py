@@ -55,6 +55,15 @@ if TYPE_CHECKING:
     ".roofbot.yml or schema checks every record; other files are ignored.",
 )
 @click.option(
+    "--base",
+    "base_ref",
+    default=None,
+    metavar="REF",
+    help="With --changed: the commit the changes are judged against, as a pull request into "
+    "it is (a finding it already has does not fail the run). [default: $PRE_COMMIT_FROM_REF, "
+    "else HEAD]",
+)
+@click.option(
     "-q", "--quiet", is_flag=True, help="Only what fails the run and the summary; no progress bar."
 )
 @click.option(
@@ -67,6 +76,7 @@ def check(
     no_calibration: bool,
     fail_on: str | None,
     changed: bool,
+    base_ref: str | None,
     quiet: bool,
     verbose: bool,
 ) -> None:
@@ -83,11 +93,25 @@ def check(
         import dataclasses
 
         repository.config = dataclasses.replace(repository.config, fail_on=verdicts(fail_on))
+    if base_ref is not None and not changed:
+        raise click.UsageError("--base goes with --changed")
     if changed:
         from roofbot.locate import changed_path
 
         with usage_errors():
             named = [changed_path(p, root) for p in paths]
+        if judged := _judged_change(root, named, base_ref, fail_on):
+            report, held = judged
+            text = render(fmt, report, repository, root, quiet=quiet, verbose=verbose)
+            click.echo(neutral(text) if fmt in ("text", "markdown") else text, nl=False)
+            if existing := report.existing():
+                n = len(existing)
+                click.echo(f"roofbot: {n} finding{'s' if n != 1 else ''} already at the base, not "
+                           f"this change's (they don't fail it): {', '.join(r.id for r in existing)}",
+                           err=True)  # fmt: skip
+            if held:
+                click.echo(f"roofbot: {held}", err=True)
+            sys.exit(0 if report.ok and not held else 1)
         rels: list[str] | None = changed_records(repository, named)
     else:
         rels = named_records(repository, paths, root) or None
@@ -97,6 +121,43 @@ def check(
     # (json and sarif are data; github escapes every value itself)
     click.echo(neutral(text) if fmt in ("text", "markdown") else text, nl=False)
     sys.exit(0 if report.ok else 1)
+
+
+def _judged_change(
+    root: Path, named: list[str], base_ref: str | None, fail_on: str | None
+) -> tuple[Report, str | None] | None:
+    """The change the working tree makes to `named` (as the pre-commit hook passes them),
+    judged as `roofbot pr` judges a pull request into `base_ref` (else $PRE_COMMIT_FROM_REF,
+    else HEAD): its report and, where the run is held, why. None where that can't be done (no
+    git repository at `root`, no such commit, or a named file the working tree does not
+    change, as `pre-commit run --all-files` passes them): every finding then counts."""
+    if not (root / ".git").exists():  # not the top of a git repository: nothing to judge against
+        if base_ref is not None:
+            raise click.UsageError(f"--base: {root} is not the top of a git repository")
+        return None
+    from roofbot.adapters.git import GitError, worktree_changes
+    from roofbot.preview import PreviewError, commit_of, git_top, judge_worktree
+
+    ref = base_ref or os.environ.get("PRE_COMMIT_FROM_REF") or "HEAD"
+    try:
+        if git_top(root).resolve() != root.resolve():
+            return None
+        base = commit_of(root, ref)
+        files = worktree_changes(root, base)
+    except (PreviewError, GitError):
+        if base_ref is not None:
+            raise click.UsageError(f"--base: {base_ref!r} names no commit in {root}") from None
+        return None
+    wanted = set(named)
+    mine = [f for f in files if f.path in wanted or (f.old_path or "") in wanted]
+    if not mine or wanted - {p for f in mine for p in (f.path, f.old_path) if p}:
+        return None
+    verdict_set = verdicts(fail_on) if fail_on is not None else None
+    outcome = judge_worktree(root, base, mine, verdict_set, base_ref=ref)
+    if outcome.report is None:
+        return None
+    held = outcome.description if outcome.state == "failure" and outcome.report.ok else None
+    return outcome.report, held
 
 
 def _run(

@@ -33,7 +33,7 @@ def pr(dry_run: bool, out_dir: Path | None) -> None:
     Reads the Actions environment (GITHUB_EVENT_NAME, GITHUB_EVENT_PATH, GITHUB_TOKEN, ...).
     Exit 0 ok, 1 not ok, 2 usage or configuration error.
     """
-    from roofbot.action import main as action_main
+    from roofbot.action.main import main as action_main
 
     sys.exit(action_main(dry_run=dry_run, out_dir=out_dir))
 
@@ -70,7 +70,8 @@ def preview(
 ) -> None:
     """Render the comment, the summary and the status line `roofbot pr` would post for a
     pull request from --head into --base, from the local git repository: nothing is posted,
-    no token needed. Exit 0 when the status would be success, 1 failure, 2 usage error.
+    no token needed. Where --head is the commit checked out, uncommitted changes to the files
+    roofbot reads are part of it. Exit 0 when the status would be success, 1 failure, 2 usage error.
 
     Example: roofbot preview --base main --head HEAD --out comment.md
     """
@@ -92,6 +93,13 @@ def preview(
     if summary_file is not None:
         summary_file.write_text(outcome.summary, encoding="utf-8")
         click.echo(f"summary: {summary_file}", err=True)
+    if shown.uncommitted:
+        n = len(shown.uncommitted)
+        click.echo(f"{head_ref} includes the uncommitted changes to {n} file{'s' if n != 1 else ''}"
+                   f" roofbot reads: {', '.join(shown.uncommitted)}", err=True)  # fmt: skip
+    elif shown.same_commit:
+        click.echo(f"{base_ref} and {head_ref} are the same commit ({shown.head[:12]}): the pull "
+                   "request would change nothing", err=True)  # fmt: skip
     click.echo(
         f"{base_ref} ({shown.base[:12]}) <- {head_ref} ({shown.head[:12]}): {shown.status_line}",
         err=True,

@@ -171,9 +171,21 @@ class Report:
     fail_on: frozenset[Verdict] = frozenset({Verdict.VIOLATION, Verdict.ERROR})
     deprecated_fail: bool = False
     messages: tuple[Message, ...] = field(default=())
+    #: the paths whose finding is already at the base, not the change's (core.compare): they
+    #: are reported and never fail the run (empty: every finding counts, as in a sweep)
+    already: frozenset[str] = frozenset()
 
     def failing(self) -> tuple[RecordResult, ...]:
-        return tuple(r for r in self.records if fails(r, self.fail_on, self.deprecated_fail))
+        """The results that fail the run: in `fail_on`, and the change's own."""
+        return tuple(
+            r
+            for r in self.records
+            if fails(r, self.fail_on, self.deprecated_fail) and r.path not in self.already
+        )
+
+    def existing(self) -> tuple[RecordResult, ...]:
+        """The findings already at the base, which the run reports and does not fail on."""
+        return tuple(r for r in self.records if r.path in self.already)
 
     @property
     def ok(self) -> bool:

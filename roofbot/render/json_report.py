@@ -121,6 +121,8 @@ def report_json(report: Report, gotchas: dict[str, str | None] | None = None) ->
         "records": [record_json(r, gotchas) for r in report.records],
         "calibration": calibration_json(report.calibration),
         "messages": [m.text for m in report.messages],
+        # a pull request's findings the base already has: reported, not failing `ok`
+        **({"already_on_base": sorted(report.already)} if report.already else {}),
     }
 
 

@@ -45,7 +45,8 @@ def compare_view(
     fewer), or None when there is nothing to compare."""
     if comparison is None or not comparison.deltas:
         return None
-    ordered = sorted(comparison.deltas, key=lambda d: (_KIND_ORDER[d.kind], d.id))
+    # within a kind, the records whose inputs moved first (a catalogue edit's dependents)
+    ordered = sorted(comparison.deltas, key=lambda d: (_KIND_ORDER[d.kind], not d.moved, d.id))
     limit = COMPARE_MAX if opts.max_rows is None else min(COMPARE_MAX, opts.max_rows)
     shown, hidden = cap(ordered, limit)
     return {

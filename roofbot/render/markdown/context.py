@@ -13,6 +13,7 @@ from roofbot.core.results import Calibration, RecordResult, Report, Verdict
 from roofbot.render.markdown.chart import report_chart
 from roofbot.render.markdown.compare import compare_view
 from roofbot.render.markdown.escape import Safe
+from roofbot.render.markdown.existing import existing_view
 from roofbot.render.markdown.levels import Options, cap, keeps_details
 from roofbot.render.markdown.records import EMOJI, fixes_view, record_view
 
@@ -66,7 +67,9 @@ def build_context(
         "chart_url": chart_url,
         "omitted": omitted,
         "compare": compare_view(comparison, head_sha, opts),
-        "fixes": fixes_view(current, head_sha, opts),
+        # what to fix: the change's own findings, never a file the base already had failing
+        "fixes": fixes_view([r for r in current if r.path not in report.already], head_sha, opts),
+        "existing": existing_view(report, comparison, head_sha, opts),
         "review": review,
     }
 
