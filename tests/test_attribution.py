@@ -270,8 +270,9 @@ def test_a_suspect_the_pr_adds_is_held_until_approved(tmp_path: Path, gh: FakeGi
     assert "**Held**: 1 suspect record this pull request adds or changes" in body
     # a maintainer accepts it for this head
     gh.set_permission("maint", "maintain")
-    command = gh.add_comment(PR, "/roofcheck approve", login="maint", author_association="MEMBER")
-    payload = comment_event(gh, "/roofcheck approve", comment_id=command.id)
+    text = f"/roofcheck approve {pull.head[:12]}"  # an approval names the head it approves
+    command = gh.add_comment(PR, text, login="maint", author_association="MEMBER")
+    payload = comment_event(gh, text, comment_id=command.id)
     payload["comment"]["user"]["login"] = "maint"
     payload["comment"]["author_association"] = "MEMBER"
     run = run_roofbot(tmp_path, pull.repo, gh, "issue_comment", payload)

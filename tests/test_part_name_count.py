@@ -59,7 +59,11 @@ def test_plural_cards_with_no_count_are_suspect_never_a_pass(tmp_path: Path) -> 
         {NEW: _record("Qwen3 32B AWQ, RTX 4090 cards", "vLLM, batch size 1", 515.0, "vllm")},
     )
     out = _preview(pull.repo)
-    assert "1 checked: 1 suspect" in out.stderr, out.stderr
+    # a suspect the pull request adds is held, never green, until the record states its count
+    assert out.returncode == 1, out.stderr
+    assert (
+        "held: 1 suspect record" in out.stderr and "names-qwen3-32b-rtx-4090-decode" in out.stderr
+    )
 
 
 def test_the_same_record_within_one_cards_roof_is_green(tmp_path: Path) -> None:
