@@ -958,6 +958,7 @@ class FakeGitHub:
         if fault is not None and fault.status is not None:
             return self._fault_response(fault), delay
         try:
+            require_api_version(headers)
             self._check_auth(headers)
             if self.read_only and method not in ("GET", "HEAD"):
                 raise _error(403, INTEGRATION_FORBIDDEN)
@@ -1556,6 +1557,20 @@ class FakeGitHub:
             body["content"] = _b64_lines(data) if inline else ""
             body["encoding"] = "base64" if inline else "none"
         return body
+
+
+# ------------------------------------------------------------------ held to GitHub (ghapi)
+
+
+def require_api_version(headers: dict[str, str]) -> None:
+    """Every request names the REST API version it was written for. GitHub falls back to
+    2022-11-28 when the header is missing; this server refuses, so that a client that forgets
+    it on any request (a second HTTP session, a raw call) is caught by the tests."""
+    given = next((v for k, v in headers.items() if k.lower() == "x-github-api-version"), None)
+    if given is None:
+        raise _error(400, "X-GitHub-Api-Version header missing (this server requires it)")
+    if given != API_VERSION:
+        raise _error(400, f"API version {given} is not supported.")
 
 
 # ------------------------------------------------------------------------------------ plumbing

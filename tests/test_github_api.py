@@ -582,7 +582,8 @@ def test_the_server_itself_answers_like_github(fake_github: FakeGitHub) -> None:
     def get(path: str, **headers: str) -> tuple[int, dict[str, str], object]:
         request = urllib.request.Request(
             fake_github.base_url + path,
-            headers={"Authorization": f"token {fake_github.token}", **headers},
+            headers={"Authorization": f"token {fake_github.token}",
+                     "X-GitHub-Api-Version": "2022-11-28", **headers},  # fmt: skip
         )
         try:
             with urllib.request.urlopen(request, timeout=5) as response:

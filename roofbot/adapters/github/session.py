@@ -68,6 +68,7 @@ class Session:
                 seconds_between_requests=None,
                 seconds_between_writes=WRITE_SPACING,
                 lazy=True,
+                api_version=API_VERSION,  # on every request (PyGithub >= 2.9 sends it)
             )
         return self._gh
 
