@@ -110,6 +110,8 @@ DEFAULT_PER_PAGE = 30
 MAX_PER_PAGE = 100
 INLINE_CONTENT_LIMIT = 1024 * 1024  # the contents API inlines files up to 1 MB
 RATE_LIMIT = 5000
+#: The Actions GITHUB_TOKEN's primary limit: 1,000 requests an hour per repository.
+GITHUB_TOKEN_BUDGET = 1000
 API_VERSION = "2022-11-28"
 RAW_MEDIA_TYPE = "application/vnd.github.raw"
 REACTIONS = frozenset({"+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes"})
@@ -318,10 +320,10 @@ class Fault:
     hold: float | None = None  # a rate limit: answer every match for this long from the 1st hit
     until: float | None = None  # when the held limit lifts (set at the first hit)
 
-    def matches(self, method: str, path: str) -> bool:
+    def matches(self, method: str, path: str, now: float) -> bool:
         if self.times is not None and self.hits >= self.times:
             return False
-        if self.until is not None and time.time() >= self.until:
+        if self.until is not None and now >= self.until:
             return False
         return self.method in ("*", method) and self.pattern.search(path) is not None
 
@@ -387,6 +389,7 @@ class FakeGitHub:
         repo_id: int = 715500001,
         prefix: str = "",
         samples_dir: Path | None = None,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.owner = owner
         self.repo = repo
@@ -396,6 +399,9 @@ class FakeGitHub:
         self.bot_type = bot_type
         self.default_branch = default_branch
         self.repo_id = repo_id
+        #: GitHub's time (epoch seconds): rate limits hold and reset on it, so a test that
+        #: injects the same clock into the client waits without sleeping
+        self.clock = clock
         self.prefix = prefix.rstrip("/")  # e.g. "/api/v3" to look like GitHub Enterprise Server
         self.templates, self.samples_source = load_templates(samples_dir)
 
@@ -418,7 +424,8 @@ class FakeGitHub:
         self.requests: list[RecordedRequest] = []
         self.errors: list[str] = []  # tracebacks of bugs in this server (tests assert it is empty)
         self.rate_used = 0
-        self.rate_reset = int(time.time()) + 3600
+        self.rate_reset = int(clock()) + 3600
+        self.rate_limit = GITHUB_TOKEN_BUDGET
 
         self._ids = {
             "comment": 2_400_000_000,
@@ -658,7 +665,7 @@ class FakeGitHub:
         secondary limit: ``retry_after``), whatever ``times`` says; the headers give the time
         left. Tests make the reset short to stay fast. ``hold=False``: a one-off answer to
         ``times`` requests, with the headers fixed when the fault was made."""
-        reset = int(time.time()) + reset_in
+        reset = int(self.clock()) + reset_in
         headers = {
             "x-ratelimit-limit": str(RATE_LIMIT),
             "x-ratelimit-remaining": "0" if not secondary else "4990",
@@ -685,6 +692,37 @@ class FakeGitHub:
     ) -> Fault:
         """Sleep ``seconds`` before answering normally (set it above the client's timeout)."""
         return self.fail(method, pattern, None, times=times, delay=seconds, skip=skip)
+
+    # ------------------------------------------------------------------ budgets (ghapi)
+
+    def _spend_budget(self, now: float) -> Response | None:
+        """One request of the hour's budget (``rate_limit``, the GITHUB_TOKEN's 1,000 by
+        default); past it, GitHub's primary limit until the hour resets. Call with the lock."""
+        if now >= self.rate_reset:
+            self.rate_used, self.rate_reset = 0, int(now) + 3600
+        self.rate_used += 1
+        return _budget_exhausted(self) if self.rate_used > self.rate_limit else None
+
+    def fail_secondary_limit(
+        self, method: str, pattern: str, *, hold: float = 90, status: int = 403, skip: int = 0
+    ) -> Fault:
+        """A secondary rate limit as GitHub often sends it: 403 (or 429), the secondary
+        limit's message, *no* ``retry-after``, and primary headers with plenty left (their
+        reset, up to an hour away, says nothing of this limit). Held ``hold`` seconds from
+        the first request it answers."""
+        headers = {
+            "x-ratelimit-limit": str(self.rate_limit),
+            "x-ratelimit-remaining": str(max(self.rate_limit - 10, 1)),
+            "x-ratelimit-used": "10",
+            "x-ratelimit-reset": str(self.rate_reset),
+            "x-ratelimit-resource": "core",
+        }
+        doc = "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api"
+        body = {"message": SECONDARY_RATE_LIMIT, "documentation_url": doc}
+        fault = self.fail(method, pattern, status, times=None, body=body, headers=headers,
+                          skip=skip)  # fmt: skip
+        fault.hold = hold
+        return fault
 
     # ------------------------------------------------------------------ request log
 
@@ -940,10 +978,11 @@ class FakeGitHub:
             self.requests.append(
                 RecordedRequest(method, raw_path, route, query, headers, body, time.time())
             )
-            self.rate_used += 1
+            now = self.clock()
+            over_budget = self._spend_budget(now)
             fault = None
             for candidate in self.faults:
-                if not candidate.matches(method, route):
+                if not candidate.matches(method, route, now):
                     continue
                 if candidate.seen < candidate.skip:
                     candidate.seen += 1
@@ -953,10 +992,12 @@ class FakeGitHub:
             if fault is not None:
                 fault.hits += 1
                 if fault.hold is not None and fault.until is None:
-                    fault.until = time.time() + fault.hold
+                    fault.until = now + fault.hold
         delay = fault.delay if fault else 0.0
         if fault is not None and fault.status is not None:
             return self._fault_response(fault), delay
+        if over_budget is not None:
+            return over_budget, delay
         try:
             require_api_version(headers)
             self._check_auth(headers)
@@ -973,10 +1014,10 @@ class FakeGitHub:
 
     def _fault_response(self, fault: Fault) -> Response:
         if fault.until is not None:  # a held limit: the headers say how long it has left
-            left = max(fault.until - time.time(), 0.0)
+            left = max(fault.until - self.clock(), 0.0)
             if "retry-after" in fault.headers:  # secondary: the primary window is unchanged
                 fault.headers["retry-after"] = str(max(1, math.ceil(left)))
-            else:
+            elif fault.headers.get("x-ratelimit-remaining") == "0":  # primary: its reset
                 fault.headers["x-ratelimit-reset"] = str(math.ceil(fault.until))
         if isinstance(fault.body, bytes | str):
             raw = fault.body.encode() if isinstance(fault.body, str) else fault.body
@@ -1562,6 +1603,19 @@ class FakeGitHub:
 # ------------------------------------------------------------------ held to GitHub (ghapi)
 
 
+def _budget_exhausted(app: FakeGitHub) -> Response:
+    """GitHub's answer once the hour's budget is spent: 403, remaining 0, the reset."""
+    headers = {
+        "x-ratelimit-limit": str(app.rate_limit),
+        "x-ratelimit-remaining": "0",
+        "x-ratelimit-used": str(app.rate_limit),
+        "x-ratelimit-reset": str(app.rate_reset),
+        "x-ratelimit-resource": "core",
+    }
+    doc = "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api"
+    return Response(403, {"message": PRIMARY_RATE_LIMIT, "documentation_url": doc}, headers)
+
+
 def require_api_version(headers: dict[str, str]) -> None:
     """Every request names the REST API version it was written for. GitHub falls back to
     2022-11-28 when the header is missing; this server refuses, so that a client that forgets
@@ -1631,8 +1685,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             "Vary": "Accept, Authorization, Cookie, X-GitHub-OTP, Accept-Encoding",
             "X-GitHub-Media-Type": "github.v3; format=json",
             "x-github-api-version-selected": API_VERSION,
-            "X-RateLimit-Limit": str(RATE_LIMIT),
-            "X-RateLimit-Remaining": str(max(RATE_LIMIT - used, 0)),
+            "X-RateLimit-Limit": str(app.rate_limit),
+            "X-RateLimit-Remaining": str(max(app.rate_limit - used, 0)),
             "X-RateLimit-Reset": str(app.rate_reset),
             "X-RateLimit-Used": str(used),
             "X-RateLimit-Resource": "core",

@@ -388,12 +388,11 @@ def test_the_token_never_appears_in_errors(fake_github: FakeGitHub) -> None:
         lambda: fake_github.fail("GET", r"/pulls/5$", 502, body=f"<p>token {SECRET}</p>"),
     ]
     seen: list[GitHubError] = []
-    with GitHubClient(settings) as client:
-        for inject in faults:
-            inject()
-            with pytest.raises(GitHubError) as excinfo:
-                client.get_pull(5)
-            seen.append(excinfo.value)
+    for inject in faults:  # a client each: after a rate limit, a client sends nothing more
+        inject()
+        with GitHubClient(settings) as client, pytest.raises(GitHubError) as excinfo:
+            client.get_pull(5)
+        seen.append(excinfo.value)
     with GitHubClient(settings_for(fake_github, token="ghp_" + "A" * 36)) as wrong:
         with pytest.raises(GitHubForbidden) as excinfo:  # 401 Bad credentials
             wrong.get_pull(5)
@@ -582,8 +581,11 @@ def test_the_server_itself_answers_like_github(fake_github: FakeGitHub) -> None:
     def get(path: str, **headers: str) -> tuple[int, dict[str, str], object]:
         request = urllib.request.Request(
             fake_github.base_url + path,
-            headers={"Authorization": f"token {fake_github.token}",
-                     "X-GitHub-Api-Version": "2022-11-28", **headers},  # fmt: skip
+            headers={
+                "Authorization": f"token {fake_github.token}",
+                "X-GitHub-Api-Version": "2022-11-28",
+                **headers,
+            },  # fmt: skip
         )
         try:
             with urllib.request.urlopen(request, timeout=5) as response:

@@ -50,6 +50,7 @@ from roofbot.adapters.github.models import (
 )
 from roofbot.adapters.github.reads import Reads
 from roofbot.adapters.github.session import check_sha
+from roofbot.adapters.github.transport import SYSTEM_CLOCK, Clock
 from roofbot.core.provenance import clip
 
 if TYPE_CHECKING:
@@ -63,8 +64,8 @@ class GitHubClient(Reads):
     as a context manager) releases the HTTP connections."""
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str]) -> GitHubClient:
-        return cls(GitHubSettings.from_env(env))
+    def from_env(cls, env: Mapping[str, str], clock: Clock = SYSTEM_CLOCK) -> GitHubClient:
+        return cls(GitHubSettings.from_env(env), clock)
 
     def __enter__(self) -> GitHubClient:
         return self

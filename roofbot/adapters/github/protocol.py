@@ -19,12 +19,16 @@ from roofbot.adapters.github.models import (
     StatusState,
     TreeEntry,
 )
+from roofbot.adapters.github.transport import Clock
 
 
 class GitHub(Protocol):
     """One repository's pull requests, comments, statuses and files."""
 
     def close(self) -> None: ...
+
+    @property
+    def clock(self) -> Clock: ...
 
     def find_sticky_comment(
         self, pr_number: int, marker: str, bot_login: str | None = None

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from roofbot.adapters.github.errors import (
     GitHubError,
+    GitHubRateLimited,
     GitHubUnavailable,
     error_for,
     redact,
@@ -23,7 +24,7 @@ from roofbot.adapters.github.models import (
     WRITE_SPACING,
     GitHubSettings,
 )
-from roofbot.adapters.github.transport import retry_policy
+from roofbot.adapters.github.transport import SYSTEM_CLOCK, Clock, limit_wait, retry_policy
 
 if TYPE_CHECKING:
     import requests
@@ -34,8 +35,11 @@ if TYPE_CHECKING:
 class Session:
     """One repository's connections; the operations live in the classes built on it."""
 
-    def __init__(self, settings: GitHubSettings) -> None:
+    def __init__(self, settings: GitHubSettings, clock: Clock = SYSTEM_CLOCK) -> None:
         self._settings = settings
+        self._clock = clock
+        self._held_until: float | None = None  # a rate limit: nothing is sent before this
+        self._secondary_in_a_row = 0
         self._gh: Github | None = None
         self._repo: Repository | None = None
         self._session: requests.Session | None = None
@@ -44,6 +48,11 @@ class Session:
     @property
     def settings(self) -> GitHubSettings:
         return self._settings
+
+    @property
+    def clock(self) -> Clock:
+        """What the client and its callers wait on (tests inject one that never sleeps)."""
+        return self._clock
 
     def close(self) -> None:
         if self._gh is not None:
@@ -104,8 +113,10 @@ class Session:
         from github import GithubException
         from requests import RequestException
 
+        self._check_held(operation)
         try:
             yield
+            self._secondary_in_a_row = 0
         except GithubException as exc:
             raise self._error(operation, exc.status, exc.headers or {}, exc.data) from None
         except RequestException as exc:
@@ -123,7 +134,34 @@ class Session:
     def _error(
         self, operation: str, status: int, headers: Mapping[str, str], data: Any
     ) -> GitHubError:
-        return error_for(operation, status, headers, data, self._settings.token)
+        error = error_for(operation, status, headers, data, self._settings.token)
+        if isinstance(error, GitHubRateLimited):
+            self._hold(error)
+        return error
+
+    def _hold(self, error: GitHubRateLimited) -> None:
+        """Stop sending at the first rate limit, for as long as it lasts."""
+        now = self._clock.time()
+        reset = error.reset_at.timestamp() if error.reset_at is not None else None
+        error.wait = limit_wait(
+            error.retry_after, reset, error.primary, now, self._secondary_in_a_row
+        )
+        if not error.primary and error.retry_after is None:
+            self._secondary_in_a_row += 1
+        self._held_until = now + error.wait
+
+    def _check_held(self, operation: str) -> None:
+        if self._held_until is None:
+            return
+        left = self._held_until - self._clock.time()
+        if left <= 0:
+            self._held_until = None
+            return
+        raise GitHubRateLimited(
+            f"{operation}: not sent: GitHub's rate limit holds for {left:.0f} s more",
+            wait=left,
+            operation=operation,
+        )
 
     def _redact(self, text: str) -> str:
         return redact(text, self._settings.token)
