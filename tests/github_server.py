@@ -1375,6 +1375,7 @@ class FakeGitHub:
         if isinstance(description, str) and len(description) > MAX_STATUS_DESCRIPTION:
             message = f"description is too long (maximum is {MAX_STATUS_DESCRIPTION} characters)"
             raise _validation_failed("Status", "description", message, doc)
+        check_status_context(data, doc)
         status_id = self._next_id("status")
         now = _now()
         spec = {
@@ -1601,6 +1602,16 @@ class FakeGitHub:
 
 
 # ------------------------------------------------------------------ held to GitHub (ghapi)
+
+MAX_STATUS_CONTEXT = 255
+
+
+def check_status_context(data: dict[str, Any], doc: str) -> None:
+    """GitHub's 422 for a status context longer than 255 characters."""
+    context = data.get("context")
+    if isinstance(context, str) and len(context) > MAX_STATUS_CONTEXT:
+        message = f"context is too long (maximum is {MAX_STATUS_CONTEXT} characters)"
+        raise _validation_failed("Status", "context", message, doc)
 
 
 def _budget_exhausted(app: FakeGitHub) -> Response:

@@ -37,6 +37,7 @@ from roofbot.adapters.github.errors import (
 from roofbot.adapters.github.models import (
     DEFAULT_BOT_LOGIN,
     LEVELS,
+    MAX_STATUS_CONTEXT,
     MAX_STATUS_DESCRIPTION,
     PERMISSION_RANK,
     PERSONAL_PREFIXES,
@@ -157,16 +158,21 @@ class GitHubClient(Reads):
         context: str = "roofcheck",
         target_url: str | None = None,
     ) -> Status:
-        """Create a commit status (1 request). ``description`` is cut to 140 characters."""
+        """Create a commit status (1 request). ``description`` is cut to 140 characters and
+        ``context`` to 255 (GitHub refuses longer ones); the same cut every time, so the
+        pending and the final status share their context."""
         if state not in get_args(StatusState):
             raise ValueError(f"state must be one of {get_args(StatusState)}, got {state!r}")
         check_sha(sha)
+        context = clip(context, MAX_STATUS_CONTEXT)
         params = {"description": clip(description, MAX_STATUS_DESCRIPTION), "context": context}
         if target_url:
             params["target_url"] = target_url
         with self._translate(f"set status {context!r} on {sha[:12]}"):
             # get_commit() is lazy and knows its SHA from its URL: no GET before the POST
             created = self._repository().get_commit(sha).create_status(state, **params)
+            if created.creator is not None and created.creator.login:
+                self._writer_login = created.creator.login
             return Status(
                 id=created.id,
                 state=created.state,
@@ -235,9 +241,10 @@ class GitHubClient(Reads):
 
     def sticky_login(self) -> str:
         """Whose comment the sticky comment is: the configured ``bot_login``; else, for a
-        personal token, its own login (GET /user, once); else ``github-actions[bot]``, the
-        author of everything the Actions GITHUB_TOKEN writes (a GitHub App's installation
-        token writes as ``<app>[bot]``: configure that one)."""
+        personal token, its own login (GET /user, once); else the author of the statuses this
+        client set (an installation token, ``ghs_``, writes as its app's bot: the Actions
+        token as ``github-actions[bot]``, a GitHub App's as ``<app>[bot]``; GitHub answers
+        GET /user and GET /app to neither); else ``github-actions[bot]``."""
         if self._sticky_login is None:
             login = self._settings.bot_login
             if login is None and self._settings.token.startswith(PERSONAL_PREFIXES):
@@ -245,7 +252,9 @@ class GitHubClient(Reads):
                     login = self.authenticated_login()
                 except GitHubError:
                     login = None
-            self._sticky_login = login or DEFAULT_BOT_LOGIN
+            if login is None and self._writer_login is None:
+                return DEFAULT_BOT_LOGIN  # not remembered: a status set later tells
+            self._sticky_login = login or self._writer_login or DEFAULT_BOT_LOGIN
         return self._sticky_login
 
     def authenticated_login(self) -> str | None:

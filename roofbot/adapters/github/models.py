@@ -24,6 +24,8 @@ API_VERSION: Final = "2022-11-28"
 MAX_COMMENT_CHARS: Final = 65536
 #: GitHub rejects commit-status descriptions longer than this.
 MAX_STATUS_DESCRIPTION: Final = 140
+#: GitHub rejects commit-status contexts longer than this.
+MAX_STATUS_CONTEXT: Final = 255
 #: ``GET /pulls/{n}/files`` stops at 3000 files, whatever the pull request holds.
 MAX_PULL_FILES: Final = 3000
 #: ``GET /compare/{base}...{head}`` lists at most 300 files of a comparison.

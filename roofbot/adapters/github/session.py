@@ -44,6 +44,7 @@ class Session:
         self._repo: Repository | None = None
         self._session: requests.Session | None = None
         self._sticky_login: str | None = None
+        self._writer_login: str | None = None  # the author of what this client wrote
 
     @property
     def settings(self) -> GitHubSettings:
