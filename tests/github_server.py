@@ -724,6 +724,45 @@ class FakeGitHub:
         fault.hold = hold
         return fault
 
+    # ------------------------------------------------------------------ reviews (ghapi)
+
+    def _outdated(self, c: ReviewCommentState) -> bool:
+        """GitHub's outdated comment: its diff hunk (up to its line) is not in the pull
+        request's diff any more; GitHub then answers `line` and `position` null."""
+        pull = self.pulls.get(c.pull_number)
+        f = next((f for f in pull.files if f.filename == c.path), None) if pull else None
+        if f is None or not f.patch or c.position is None:
+            return True
+        return "\n".join(f.patch.split("\n")[: c.position + 1]) != c.diff_hunk
+
+    def _delete_review(self, number: str, review_id: str, **_: Any) -> Response:
+        """Only a pending review can be deleted: a submitted one stays in the timeline."""
+        doc = f"{DOCS}/pulls/reviews#delete-a-pending-review-for-a-pull-request"
+        review = self.reviews.get(int(review_id))
+        if review is None or review.pull_number != int(number):
+            raise _error(404, "Not Found", doc)
+        if review.state != "PENDING":
+            raise _error(422, "Unprocessable Entity", doc,
+                         errors=["Can not delete a non-pending pull request review"])  # fmt: skip
+        del self.reviews[review.id]
+        return Response(200, self._review_json(review))
+
+    def _dismiss_review(self, number: str, review_id: str, *, data: Any, **_: Any) -> Response:
+        """A review that approved or requested changes is dismissed with a message; GitHub
+        refuses to dismiss a plain comment review or a pending one."""
+        doc = f"{DOCS}/pulls/reviews#dismiss-a-review-for-a-pull-request"
+        review = self.reviews.get(int(review_id))
+        if review is None or review.pull_number != int(number):
+            raise _error(404, "Not Found", doc)
+        if not isinstance(data, dict) or not isinstance(data.get("message"), str):
+            raise _error(422, "Invalid request.", doc, errors=["message is missing"])
+        if review.state not in ("APPROVED", "CHANGES_REQUESTED"):
+            what = "commented" if review.state == "COMMENTED" else review.state.lower()
+            raise _error(422, "Unprocessable Entity", doc,
+                         errors=[f"Can not dismiss a {what} pull request review"])  # fmt: skip
+        review.state = "DISMISSED"
+        return Response(200, self._review_json(review))
+
     # ------------------------------------------------------------------ request log
 
     def matching(self, method: str | None = None, pattern: str = "") -> list[RecordedRequest]:
@@ -1061,6 +1100,8 @@ class FakeGitHub:
             ("POST", r"/pulls/(\d+)/reviews", self._create_review),
             ("GET", r"/pulls/(\d+)/comments", self._list_review_comments),
             ("DELETE", r"/pulls/comments/(\d+)", self._delete_review_comment),
+            ("DELETE", r"/pulls/(\d+)/reviews/(\d+)", self._delete_review),
+            ("PUT", r"/pulls/(\d+)/reviews/(\d+)/dismissals", self._dismiss_review),
             ("GET", r"/issues/(\d+)", self._get_issue),
             ("GET", r"/issues/(\d+)/comments", self._list_comments),
             ("POST", r"/issues/(\d+)/comments", self._create_comment),
@@ -1162,6 +1203,7 @@ class FakeGitHub:
         }
 
     def _review_comment_json(self, c: ReviewCommentState) -> dict[str, Any]:
+        outdated = self._outdated(c)
         url = f"{self.repo_url}/pulls/comments/{c.id}"
         html = f"{self.html_url}/pull/{c.pull_number}#discussion_r{c.id}"
         pull_url = f"{self.repo_url}/pulls/{c.pull_number}"
@@ -1172,7 +1214,7 @@ class FakeGitHub:
             "node_id": _node_id("PullRequestReviewComment", c.id),
             "diff_hunk": c.diff_hunk,
             "path": c.path,
-            "position": c.position,
+            "position": None if outdated else c.position,
             "original_position": c.position,
             "commit_id": c.commit_id,
             "original_commit_id": c.commit_id,
@@ -1191,7 +1233,7 @@ class FakeGitHub:
             "start_line": None,
             "original_start_line": None,
             "start_side": None,
-            "line": c.line,
+            "line": None if outdated else c.line,
             "original_line": c.line,
             "side": c.side,
             "subject_type": "line",

@@ -45,6 +45,7 @@ from roofbot.adapters.github.models import (
     GitHubSettings,
     PermissionLevel,
     ReactionContent,
+    Review,
     ReviewComment,
     Status,
     StatusState,
@@ -216,6 +217,23 @@ class GitHubClient(Reads):
                        "comments": comments},
             )  # fmt: skip
         return int(data["id"]) if isinstance(data, dict) and "id" in data else 0
+
+    def list_reviews(self, number: int) -> list[Review]:
+        """The pull request's reviews, 100 per request."""
+        with self._translate(f"list the reviews of #{number}"):
+            return [
+                Review(r.id, r.state, r.user.login if r.user is not None else "")
+                for r in self._repository().get_pull(number).get_reviews()
+            ]
+
+    def dismiss_review(self, number: int, review_id: int, message: str) -> None:
+        """Dismiss a review that requested changes (1 request): it no longer blocks."""
+        with self._translate(f"dismiss review {review_id} of #{number}"):
+            self._github().requester.requestJsonAndCheck(
+                "PUT",
+                f"{self._repository().url}/pulls/{int(number)}/reviews/{int(review_id)}/dismissals",
+                input={"message": message, "event": "DISMISS"},
+            )
 
     def delete_review_comment(self, comment_id: int) -> None:
         """Delete one comment on a diff line (1 request)."""

@@ -121,6 +121,17 @@ class ReviewComment:
 
 
 @dataclass(frozen=True, slots=True)
+class Review:
+    """A submitted pull-request review: GitHub keeps it for good (only a pending one can be
+    deleted); a CHANGES_REQUESTED one stands until it is dismissed or its author reviews
+    again."""
+
+    id: int
+    state: str  # COMMENTED, CHANGES_REQUESTED, APPROVED, DISMISSED, PENDING
+    author_login: str
+
+
+@dataclass(frozen=True, slots=True)
 class TreeEntry:
     """One entry of a git tree: ``mode`` 100644/100755 a file, 120000 a symbolic link, 160000
     a submodule, 040000 a folder."""

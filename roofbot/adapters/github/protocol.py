@@ -14,6 +14,7 @@ from roofbot.adapters.github.models import (
     PullFile,
     PullInfo,
     ReactionContent,
+    Review,
     ReviewComment,
     Status,
     StatusState,
@@ -67,6 +68,10 @@ class GitHub(Protocol):
         comments: list[dict[str, Any]],
         event: Literal["COMMENT", "REQUEST_CHANGES"] = "COMMENT",
     ) -> int: ...
+
+    def list_reviews(self, number: int) -> list[Review]: ...
+
+    def dismiss_review(self, number: int, review_id: int, message: str) -> None: ...
 
     def delete_review_comment(self, comment_id: int) -> None: ...
 
