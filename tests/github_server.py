@@ -353,6 +353,7 @@ class Response:
     body: Any = None  # dict/list -> JSON; bytes -> raw; None -> empty
     headers: dict[str, str] = field(default_factory=dict)
     content_type: str = "application/json; charset=utf-8"
+    faulted: bool = False  # a fault a test injected, not the server's own answer
 
 
 class _HTTPError(Exception):
@@ -423,6 +424,8 @@ class FakeGitHub:
         self.faults: list[Fault] = []
         self.requests: list[RecordedRequest] = []
         self.errors: list[str] = []  # tracebacks of bugs in this server (tests assert it is empty)
+        #: every (request, answer), kept for the contract check when the server stops
+        self.exchanges: list[tuple[RecordedRequest, Response]] = []
         self.rate_used = 0
         self.rate_reset = int(clock()) + 3600
         self.rate_limit = GITHUB_TOKEN_BUDGET
@@ -457,6 +460,7 @@ class FakeGitHub:
             self._server.shutdown()
             self._server.server_close()
             self._server = None
+            self.errors.extend(self.contract_violations())
 
     def __enter__(self) -> FakeGitHub:
         return self.start()
@@ -692,6 +696,60 @@ class FakeGitHub:
     ) -> Fault:
         """Sleep ``seconds`` before answering normally (set it above the client's timeout)."""
         return self.fail(method, pattern, None, times=times, delay=seconds, skip=skip)
+
+    # ------------------------------------------------------------------ contract (ghapi)
+
+    def _answered(self, recorded: RecordedRequest, response: Response) -> Response:
+        with self.lock:
+            self.exchanges.append((recorded, response))
+        return response
+
+    def contract_violations(self) -> list[str]:
+        """What GitHub's REST description forbids in this server's exchanges so far
+        (tests/openapi_contract.py): a request GitHub would refuse, an answer it never gives."""
+        try:
+            from openapi_contract import violations
+        except ImportError:  # pragma: no cover
+            from tests.openapi_contract import violations
+        with self.lock:
+            exchanges = list(self.exchanges)
+        return [f"GitHub's REST description: {v}" for v in violations(exchanges)]
+
+    def _authenticated_user(self) -> Response:
+        """GET /user: an installation token (ghs_, the Actions token's kind) gets GitHub's
+        403; a user's token its public profile, every field GitHub's description requires."""
+        if (self.token or "").startswith("ghs_"):
+            raise _error(
+                403, INTEGRATION_FORBIDDEN, f"{DOCS}/users/users#get-the-authenticated-user"
+            )
+        body = self.user(self.bot_login, self.bot_type)
+        body.update(name=None, company=None, blog="", location=None, email=None, hireable=None,
+                    bio=None, public_repos=0, public_gists=0, followers=0, following=0,
+                    created_at="2020-01-01T00:00:00Z", updated_at=_now())  # fmt: skip
+        return Response(200, body)
+
+    def _commit_json(self, sha: str) -> dict[str, Any]:
+        """A commit as GitHub's `commit` schema has it (every required field)."""
+        who = {"name": "octocat", "email": "octocat@github.com", "date": "2026-01-01T00:00:00Z"}
+        return {
+            "url": f"{self.repo_url}/commits/{sha}",
+            "sha": sha,
+            "node_id": _node_id("Commit", int(sha[:7], 16) if re.fullmatch(r"[0-9a-f]{7,}", sha)
+                                else 0),
+            "html_url": f"{self.html_url}/commit/{sha}",
+            "comments_url": f"{self.repo_url}/commits/{sha}/comments",
+            "commit": {
+                "url": f"{self.repo_url}/git/commits/{sha}",
+                "author": who,
+                "committer": who,
+                "message": "a commit",
+                "comment_count": 0,
+                "tree": {"sha": sha, "url": f"{self.repo_url}/git/trees/{sha}"},
+            },
+            "author": None,
+            "committer": None,
+            "parents": [],
+        }  # fmt: skip
 
     # ------------------------------------------------------------------ budgets (ghapi)
 
@@ -1014,9 +1072,8 @@ class FakeGitHub:
         path = raw_path[len(self.prefix) :] if raw_path.startswith(self.prefix) else raw_path
         route = re.sub(rf"^/repositories/{self.repo_id}(?=/|$)", f"/repos/{self.full_name}", path)
         with self.lock:
-            self.requests.append(
-                RecordedRequest(method, raw_path, route, query, headers, body, time.time())
-            )
+            recorded = RecordedRequest(method, raw_path, route, query, headers, body, time.time())
+            self.requests.append(recorded)
             now = self.clock()
             over_budget = self._spend_budget(now)
             fault = None
@@ -1034,9 +1091,9 @@ class FakeGitHub:
                     fault.until = now + fault.hold
         delay = fault.delay if fault else 0.0
         if fault is not None and fault.status is not None:
-            return self._fault_response(fault), delay
+            return self._answered(recorded, self._fault_response(fault)), delay
         if over_budget is not None:
-            return over_budget, delay
+            return self._answered(recorded, over_budget), delay
         try:
             require_api_version(headers)
             self._check_auth(headers)
@@ -1049,7 +1106,7 @@ class FakeGitHub:
         except Exception:  # a bug in this server: answer 500 and keep the traceback for the test
             self.errors.append(traceback.format_exc())
             response = Response(500, {"message": "FakeGitHub bug, see FakeGitHub.errors"})
-        return response, delay
+        return self._answered(recorded, response), delay
 
     def _fault_response(self, fault: Fault) -> Response:
         if fault.until is not None:  # a held limit: the headers say how long it has left
@@ -1060,8 +1117,8 @@ class FakeGitHub:
                 fault.headers["x-ratelimit-reset"] = str(math.ceil(fault.until))
         if isinstance(fault.body, bytes | str):
             raw = fault.body.encode() if isinstance(fault.body, str) else fault.body
-            return Response(fault.status or 500, raw, dict(fault.headers), "text/html")
-        return Response(fault.status or 500, fault.body, dict(fault.headers))
+            return Response(fault.status or 500, raw, dict(fault.headers), "text/html", True)
+        return Response(fault.status or 500, fault.body, dict(fault.headers), faulted=True)
 
     def _check_auth(self, headers: dict[str, str]) -> None:
         if self.token is None:
@@ -1075,7 +1132,7 @@ class FakeGitHub:
         self, method: str, route: str, query: dict[str, str], headers: dict[str, str], raw: bytes
     ) -> Response:
         if route == "/user" and method == "GET":
-            return Response(200, self.user(self.bot_login, self.bot_type))
+            return self._authenticated_user()
         prefix = f"/repos/{self.full_name}"
         if not (route.lower() == prefix.lower() or route.lower().startswith(prefix.lower() + "/")):
             raise _error(404, "Not Found")
@@ -1525,7 +1582,7 @@ class FakeGitHub:
             else:
                 entry["patch"] = patch
             files.append(entry)
-        commit = {"sha": base, "url": f"{self.repo_url}/commits/{base}"}
+        commit = self._commit_json(base)
         body = {
             "url": f"{self.repo_url}/compare/{base}...{head}",
             "html_url": f"{self.html_url}/compare/{base}...{head}",
@@ -1666,7 +1723,8 @@ def _budget_exhausted(app: FakeGitHub) -> Response:
         "x-ratelimit-resource": "core",
     }
     doc = "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api"
-    return Response(403, {"message": PRIMARY_RATE_LIMIT, "documentation_url": doc}, headers)
+    body = {"message": PRIMARY_RATE_LIMIT, "documentation_url": doc}
+    return Response(403, body, headers, faulted=True)  # GitHub's answer to any operation
 
 
 def require_api_version(headers: dict[str, str]) -> None:
