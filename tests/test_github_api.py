@@ -583,7 +583,7 @@ def test_the_server_itself_answers_like_github(fake_github: FakeGitHub) -> None:
                 "Authorization": f"token {fake_github.token}",
                 "X-GitHub-Api-Version": "2022-11-28",
                 **headers,
-            },  # fmt: skip
+            },
         )
         try:
             with urllib.request.urlopen(request, timeout=5) as response:
