@@ -19,6 +19,7 @@ from prkit import PR, make_pull, run_action, violating_copy
 from test_github_api import settings_for
 
 from roofbot.adapters.github.client import GitHubClient
+from roofbot.adapters.github.errors import GitHubRateLimited
 
 ROOT = Path(__file__).resolve().parents[1]
 MPT = "data/benchmarks/new-record.json"
@@ -144,3 +145,24 @@ def test_an_app_token_finds_its_own_sticky_comment() -> None:
             assert client.upsert_sticky_comment(3, "<!-- m -->", "new report").id == old.id
         assert len(gh.comments_on(3)) == 1 and not gh.errors
         assert gh.count("GET", r"^/(user|app)$") == 0  # GitHub answers neither to it
+
+
+# ------------------------------------------------------------------ the hour's budget
+
+
+def test_the_fake_holds_the_actions_tokens_hourly_budget(fake_github: FakeGitHub) -> None:
+    """1,000 requests an hour per repository for GITHUB_TOKEN; past it GitHub's primary limit
+    until the hour resets, and the client sends nothing more."""
+    pull = fake_github.add_pull(5)
+    assert fake_github.rate_limit == 1000
+    fake_github.rate_used = 999  # the hour's first 999 requests
+    with GitHubClient(settings_for(fake_github)) as client:
+        client.get_pull(5)  # the 1,000th
+        assert fake_github.requests[-1].header("Authorization")
+        with pytest.raises(GitHubRateLimited) as excinfo:
+            client.get_pull(5)
+        assert excinfo.value.primary and excinfo.value.status == 403
+        assert 0 < excinfo.value.wait <= 3601
+        with pytest.raises(GitHubRateLimited):
+            client.set_status(pull.head_sha, "error", "not sent")
+    assert fake_github.count() == 2

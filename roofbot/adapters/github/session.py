@@ -24,7 +24,13 @@ from roofbot.adapters.github.models import (
     WRITE_SPACING,
     GitHubSettings,
 )
-from roofbot.adapters.github.transport import SYSTEM_CLOCK, Clock, limit_wait, retry_policy
+from roofbot.adapters.github.transport import (
+    MAX_RETRY_AFTER,
+    SYSTEM_CLOCK,
+    Clock,
+    limit_wait,
+    retry_policy,
+)
 
 if TYPE_CHECKING:
     import requests
@@ -155,7 +161,9 @@ class Session:
         if self._held_until is None:
             return
         left = self._held_until - self._clock.time()
-        if left <= 0:
+        if left <= MAX_RETRY_AFTER:  # a short hold is waited out, as the transport would
+            if left > 0:
+                self._clock.sleep(left)
             self._held_until = None
             return
         raise GitHubRateLimited(
