@@ -7,15 +7,18 @@
 # requirements-plot.lock); without it, the action's `plot: true` says in the log and the comment
 # that the chart is not in this image, and everything else runs as before.
 #
-# Base image: pinned by tag, not by digest. The project's CI has no registry access, so it builds
-# this unchanged file on a local stand-in tagged python:3.12-slim (scripts/container.sh base) and
-# a digest could not be checked there. To pin for a release, append @sha256:<digest> to both FROM
-# lines (`docker buildx imagetools inspect python:3.12-slim` prints it).
+# Base image: pinned by digest (BASE_IMAGE), the multi-arch index of python:3.12-slim, so a
+# rebuild of the same commit starts from the same bytes; to move it, take the new index digest
+# (`docker buildx imagetools inspect python:3.12-slim`) and replace it here. The project's CI
+# has no registry access: scripts/container.sh builds on a local stand-in tagged
+# python:3.12-slim and passes that tag as BASE_IMAGE.
 #
 # No USER instruction: GitHub runs Docker actions as root (its docs say not to set USER) and mounts
 # the workspace owned by the runner's user. The layout is non-root-safe all the same: everything is
 # installed world-readable in the interpreter's own prefix, git's settings are system-wide, and
 # nothing is written under $HOME, so `--user 65534` works too.
+
+ARG BASE_IMAGE=python:3.12-slim@sha256:78387bc3881b8273120a12ebe6c1ab22b018ccc2c9adf565ae1ac9b536e184ea
 
 # --- git: the binary alone, from Debian's package -------------------------------------------------
 # roofbot runs only local plumbing (ls-tree, cat-file, diff; fetching is refused by its own
@@ -23,14 +26,14 @@
 # (all in the base). The package would bring perl (47 MB), curl and the helper programs too.
 # The cost: dpkg in the image does not list git, so an image scanner does not see it; rebuild to
 # take Debian's git updates, as for every other layer.
-FROM python:3.12-slim AS git
+FROM ${BASE_IMAGE} AS git
 RUN apt-get update \
  && apt-get install -y --no-install-recommends git \
  && apt-get clean \
  && rm -rf /var/lib/apt/lists/*
 
 # --- build: the roofbot wheel, with a hash-pinned build backend that never reaches the runtime ---
-FROM python:3.12-slim AS build
+FROM ${BASE_IMAGE} AS build
 WORKDIR /src
 COPY scripts/container/build-requirements.lock /tmp/build-requirements.lock
 RUN pip install --no-cache-dir --require-hashes -r /tmp/build-requirements.lock
@@ -41,7 +44,7 @@ COPY templates/ templates/
 RUN pip wheel --no-cache-dir --no-deps --no-build-isolation --wheel-dir /dist .
 
 # --- runtime --------------------------------------------------------------------------------------
-FROM python:3.12-slim
+FROM ${BASE_IMAGE}
 
 # Bytecode is written here, at build time (below), never by a job: the workspace is the
 # user's and the container's own files are thrown away after each run.

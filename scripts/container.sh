@@ -263,7 +263,7 @@ build() {
   t0=$(now)
   podman build --pull=never --network host -f "$ROOT/Dockerfile" -t "$IMAGE" \
     --build-arg "VERSION=${version:-0.0.0}" --build-arg "REVISION=$revision" \
-    --build-arg "PLOT=${ROOFBOT_PLOT:-false}" \
+    --build-arg "PLOT=${ROOFBOT_PLOT:-false}" --build-arg "BASE_IMAGE=$BASE_IMAGE" \
     "$ROOT" >"$STATE/build.log" 2>&1 ||
     { tail -n 30 "$STATE/build.log" >&2; die "podman build failed (log: $STATE/build.log)"; }
   log "build: $IMAGE in $(elapsed "$t0") s"

@@ -110,6 +110,8 @@ DEFAULT_PER_PAGE = 30
 MAX_PER_PAGE = 100
 INLINE_CONTENT_LIMIT = 1024 * 1024  # the contents API inlines files up to 1 MB
 RATE_LIMIT = 5000
+#: The Actions GITHUB_TOKEN's primary limit: 1,000 requests an hour per repository.
+GITHUB_TOKEN_BUDGET = 1000
 API_VERSION = "2022-11-28"
 RAW_MEDIA_TYPE = "application/vnd.github.raw"
 REACTIONS = frozenset({"+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes"})
@@ -318,10 +320,10 @@ class Fault:
     hold: float | None = None  # a rate limit: answer every match for this long from the 1st hit
     until: float | None = None  # when the held limit lifts (set at the first hit)
 
-    def matches(self, method: str, path: str) -> bool:
+    def matches(self, method: str, path: str, now: float) -> bool:
         if self.times is not None and self.hits >= self.times:
             return False
-        if self.until is not None and time.time() >= self.until:
+        if self.until is not None and now >= self.until:
             return False
         return self.method in ("*", method) and self.pattern.search(path) is not None
 
@@ -351,6 +353,7 @@ class Response:
     body: Any = None  # dict/list -> JSON; bytes -> raw; None -> empty
     headers: dict[str, str] = field(default_factory=dict)
     content_type: str = "application/json; charset=utf-8"
+    faulted: bool = False  # a fault a test injected, not the server's own answer
 
 
 class _HTTPError(Exception):
@@ -387,6 +390,7 @@ class FakeGitHub:
         repo_id: int = 715500001,
         prefix: str = "",
         samples_dir: Path | None = None,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.owner = owner
         self.repo = repo
@@ -396,6 +400,9 @@ class FakeGitHub:
         self.bot_type = bot_type
         self.default_branch = default_branch
         self.repo_id = repo_id
+        #: GitHub's time (epoch seconds): rate limits hold and reset on it, so a test that
+        #: injects the same clock into the client waits without sleeping
+        self.clock = clock
         self.prefix = prefix.rstrip("/")  # e.g. "/api/v3" to look like GitHub Enterprise Server
         self.templates, self.samples_source = load_templates(samples_dir)
 
@@ -419,8 +426,11 @@ class FakeGitHub:
         self.faults: list[Fault] = []
         self.requests: list[RecordedRequest] = []
         self.errors: list[str] = []  # tracebacks of bugs in this server (tests assert it is empty)
+        #: every (request, answer), kept for the contract check when the server stops
+        self.exchanges: list[tuple[RecordedRequest, Response]] = []
         self.rate_used = 0
-        self.rate_reset = int(time.time()) + 3600
+        self.rate_reset = int(clock()) + 3600
+        self.rate_limit = GITHUB_TOKEN_BUDGET
 
         self._ids = {
             "comment": 2_400_000_000,
@@ -452,6 +462,7 @@ class FakeGitHub:
             self._server.shutdown()
             self._server.server_close()
             self._server = None
+            self.errors.extend(self.contract_violations())
 
     def __enter__(self) -> FakeGitHub:
         return self.start()
@@ -660,7 +671,7 @@ class FakeGitHub:
         secondary limit: ``retry_after``), whatever ``times`` says; the headers give the time
         left. Tests make the reset short to stay fast. ``hold=False``: a one-off answer to
         ``times`` requests, with the headers fixed when the fault was made."""
-        reset = int(time.time()) + reset_in
+        reset = int(self.clock()) + reset_in
         headers = {
             "x-ratelimit-limit": str(RATE_LIMIT),
             "x-ratelimit-remaining": "0" if not secondary else "4990",
@@ -687,6 +698,130 @@ class FakeGitHub:
     ) -> Fault:
         """Sleep ``seconds`` before answering normally (set it above the client's timeout)."""
         return self.fail(method, pattern, None, times=times, delay=seconds, skip=skip)
+
+    # ------------------------------------------------------------------ contract (ghapi)
+
+    def _answered(self, recorded: RecordedRequest, response: Response) -> Response:
+        with self.lock:
+            self.exchanges.append((recorded, response))
+        return response
+
+    def contract_violations(self) -> list[str]:
+        """What GitHub's REST description forbids in this server's exchanges so far
+        (tests/openapi_contract.py): a request GitHub would refuse, an answer it never gives."""
+        try:
+            from openapi_contract import violations
+        except ImportError:  # pragma: no cover
+            from tests.openapi_contract import violations
+        with self.lock:
+            exchanges = list(self.exchanges)
+        return [f"GitHub's REST description: {v}" for v in violations(exchanges)]
+
+    def _authenticated_user(self) -> Response:
+        """GET /user: an installation token (ghs_, the Actions token's kind) gets GitHub's
+        403; a user's token its public profile, every field GitHub's description requires."""
+        if (self.token or "").startswith("ghs_"):
+            raise _error(
+                403, INTEGRATION_FORBIDDEN, f"{DOCS}/users/users#get-the-authenticated-user"
+            )
+        body = self.user(self.bot_login, self.bot_type)
+        body.update(name=None, company=None, blog="", location=None, email=None, hireable=None,
+                    bio=None, public_repos=0, public_gists=0, followers=0, following=0,
+                    created_at="2020-01-01T00:00:00Z", updated_at=_now())  # fmt: skip
+        return Response(200, body)
+
+    def _commit_json(self, sha: str) -> dict[str, Any]:
+        """A commit as GitHub's `commit` schema has it (every required field)."""
+        who = {"name": "octocat", "email": "octocat@github.com", "date": "2026-01-01T00:00:00Z"}
+        return {
+            "url": f"{self.repo_url}/commits/{sha}",
+            "sha": sha,
+            "node_id": _node_id("Commit", int(sha[:7], 16) if re.fullmatch(r"[0-9a-f]{7,}", sha)
+                                else 0),
+            "html_url": f"{self.html_url}/commit/{sha}",
+            "comments_url": f"{self.repo_url}/commits/{sha}/comments",
+            "commit": {
+                "url": f"{self.repo_url}/git/commits/{sha}",
+                "author": who,
+                "committer": who,
+                "message": "a commit",
+                "comment_count": 0,
+                "tree": {"sha": sha, "url": f"{self.repo_url}/git/trees/{sha}"},
+            },
+            "author": None,
+            "committer": None,
+            "parents": [],
+        }  # fmt: skip
+
+    # ------------------------------------------------------------------ budgets (ghapi)
+
+    def _spend_budget(self, now: float) -> Response | None:
+        """One request of the hour's budget (``rate_limit``, the GITHUB_TOKEN's 1,000 by
+        default); past it, GitHub's primary limit until the hour resets. Call with the lock."""
+        if now >= self.rate_reset:
+            self.rate_used, self.rate_reset = 0, int(now) + 3600
+        self.rate_used += 1
+        return _budget_exhausted(self) if self.rate_used > self.rate_limit else None
+
+    def fail_secondary_limit(
+        self, method: str, pattern: str, *, hold: float = 90, status: int = 403, skip: int = 0
+    ) -> Fault:
+        """A secondary rate limit as GitHub often sends it: 403 (or 429), the secondary
+        limit's message, *no* ``retry-after``, and primary headers with plenty left (their
+        reset, up to an hour away, says nothing of this limit). Held ``hold`` seconds from
+        the first request it answers."""
+        headers = {
+            "x-ratelimit-limit": str(self.rate_limit),
+            "x-ratelimit-remaining": str(max(self.rate_limit - 10, 1)),
+            "x-ratelimit-used": "10",
+            "x-ratelimit-reset": str(self.rate_reset),
+            "x-ratelimit-resource": "core",
+        }
+        doc = "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api"
+        body = {"message": SECONDARY_RATE_LIMIT, "documentation_url": doc}
+        fault = self.fail(method, pattern, status, times=None, body=body, headers=headers,
+                          skip=skip)  # fmt: skip
+        fault.hold = hold
+        return fault
+
+    # ------------------------------------------------------------------ reviews (ghapi)
+
+    def _outdated(self, c: ReviewCommentState) -> bool:
+        """GitHub's outdated comment: its diff hunk (up to its line) is not in the pull
+        request's diff any more; GitHub then answers `line` and `position` null."""
+        pull = self.pulls.get(c.pull_number)
+        f = next((f for f in pull.files if f.filename == c.path), None) if pull else None
+        if f is None or not f.patch or c.position is None:
+            return True
+        return "\n".join(f.patch.split("\n")[: c.position + 1]) != c.diff_hunk
+
+    def _delete_review(self, number: str, review_id: str, **_: Any) -> Response:
+        """Only a pending review can be deleted: a submitted one stays in the timeline."""
+        doc = f"{DOCS}/pulls/reviews#delete-a-pending-review-for-a-pull-request"
+        review = self.reviews.get(int(review_id))
+        if review is None or review.pull_number != int(number):
+            raise _error(404, "Not Found", doc)
+        if review.state != "PENDING":
+            raise _error(422, "Unprocessable Entity", doc,
+                         errors=["Can not delete a non-pending pull request review"])  # fmt: skip
+        del self.reviews[review.id]
+        return Response(200, self._review_json(review))
+
+    def _dismiss_review(self, number: str, review_id: str, *, data: Any, **_: Any) -> Response:
+        """A review that approved or requested changes is dismissed with a message; GitHub
+        refuses to dismiss a plain comment review or a pending one."""
+        doc = f"{DOCS}/pulls/reviews#dismiss-a-review-for-a-pull-request"
+        review = self.reviews.get(int(review_id))
+        if review is None or review.pull_number != int(number):
+            raise _error(404, "Not Found", doc)
+        if not isinstance(data, dict) or not isinstance(data.get("message"), str):
+            raise _error(422, "Invalid request.", doc, errors=["message is missing"])
+        if review.state not in ("APPROVED", "CHANGES_REQUESTED"):
+            what = "commented" if review.state == "COMMENTED" else review.state.lower()
+            raise _error(422, "Unprocessable Entity", doc,
+                         errors=[f"Can not dismiss a {what} pull request review"])  # fmt: skip
+        review.state = "DISMISSED"
+        return Response(200, self._review_json(review))
 
     # ------------------------------------------------------------------ request log
 
@@ -939,13 +1074,13 @@ class FakeGitHub:
         path = raw_path[len(self.prefix) :] if raw_path.startswith(self.prefix) else raw_path
         route = re.sub(rf"^/repositories/{self.repo_id}(?=/|$)", f"/repos/{self.full_name}", path)
         with self.lock:
-            self.requests.append(
-                RecordedRequest(method, raw_path, route, query, headers, body, time.time())
-            )
-            self.rate_used += 1
+            recorded = RecordedRequest(method, raw_path, route, query, headers, body, time.time())
+            self.requests.append(recorded)
+            now = self.clock()
+            over_budget = self._spend_budget(now)
             fault = None
             for candidate in self.faults:
-                if not candidate.matches(method, route):
+                if not candidate.matches(method, route, now):
                     continue
                 if candidate.seen < candidate.skip:
                     candidate.seen += 1
@@ -955,11 +1090,14 @@ class FakeGitHub:
             if fault is not None:
                 fault.hits += 1
                 if fault.hold is not None and fault.until is None:
-                    fault.until = time.time() + fault.hold
+                    fault.until = now + fault.hold
         delay = fault.delay if fault else 0.0
         if fault is not None and fault.status is not None:
-            return self._fault_response(fault), delay
+            return self._answered(recorded, self._fault_response(fault)), delay
+        if over_budget is not None:
+            return self._answered(recorded, over_budget), delay
         try:
+            require_api_version(headers)
             self._check_auth(headers)
             if self.read_only and method not in ("GET", "HEAD"):
                 raise _error(403, INTEGRATION_FORBIDDEN)
@@ -970,19 +1108,19 @@ class FakeGitHub:
         except Exception:  # a bug in this server: answer 500 and keep the traceback for the test
             self.errors.append(traceback.format_exc())
             response = Response(500, {"message": "FakeGitHub bug, see FakeGitHub.errors"})
-        return response, delay
+        return self._answered(recorded, response), delay
 
     def _fault_response(self, fault: Fault) -> Response:
         if fault.until is not None:  # a held limit: the headers say how long it has left
-            left = max(fault.until - time.time(), 0.0)
+            left = max(fault.until - self.clock(), 0.0)
             if "retry-after" in fault.headers:  # secondary: the primary window is unchanged
                 fault.headers["retry-after"] = str(max(1, math.ceil(left)))
-            else:
+            elif fault.headers.get("x-ratelimit-remaining") == "0":  # primary: its reset
                 fault.headers["x-ratelimit-reset"] = str(math.ceil(fault.until))
         if isinstance(fault.body, bytes | str):
             raw = fault.body.encode() if isinstance(fault.body, str) else fault.body
-            return Response(fault.status or 500, raw, dict(fault.headers), "text/html")
-        return Response(fault.status or 500, fault.body, dict(fault.headers))
+            return Response(fault.status or 500, raw, dict(fault.headers), "text/html", True)
+        return Response(fault.status or 500, fault.body, dict(fault.headers), faulted=True)
 
     def _check_auth(self, headers: dict[str, str]) -> None:
         if self.token is None:
@@ -996,7 +1134,7 @@ class FakeGitHub:
         self, method: str, route: str, query: dict[str, str], headers: dict[str, str], raw: bytes
     ) -> Response:
         if route == "/user" and method == "GET":
-            return Response(200, self.user(self.bot_login, self.bot_type))
+            return self._authenticated_user()
         prefix = f"/repos/{self.full_name}"
         if not (route.lower() == prefix.lower() or route.lower().startswith(prefix.lower() + "/")):
             raise _error(404, "Not Found")
@@ -1021,6 +1159,8 @@ class FakeGitHub:
             ("POST", r"/pulls/(\d+)/reviews", self._create_review),
             ("GET", r"/pulls/(\d+)/comments", self._list_review_comments),
             ("DELETE", r"/pulls/comments/(\d+)", self._delete_review_comment),
+            ("DELETE", r"/pulls/(\d+)/reviews/(\d+)", self._delete_review),
+            ("PUT", r"/pulls/(\d+)/reviews/(\d+)/dismissals", self._dismiss_review),
             ("GET", r"/issues/(\d+)", self._get_issue),
             ("GET", r"/issues/(\d+)/comments", self._list_comments),
             ("POST", r"/issues/(\d+)/comments", self._create_comment),
@@ -1123,6 +1263,7 @@ class FakeGitHub:
         }
 
     def _review_comment_json(self, c: ReviewCommentState) -> dict[str, Any]:
+        outdated = self._outdated(c)
         url = f"{self.repo_url}/pulls/comments/{c.id}"
         html = f"{self.html_url}/pull/{c.pull_number}#discussion_r{c.id}"
         pull_url = f"{self.repo_url}/pulls/{c.pull_number}"
@@ -1133,7 +1274,7 @@ class FakeGitHub:
             "node_id": _node_id("PullRequestReviewComment", c.id),
             "diff_hunk": c.diff_hunk,
             "path": c.path,
-            "position": c.position,
+            "position": None if outdated else c.position,
             "original_position": c.position,
             "commit_id": c.commit_id,
             "original_commit_id": c.commit_id,
@@ -1152,7 +1293,7 @@ class FakeGitHub:
             "start_line": None,
             "original_start_line": None,
             "start_side": None,
-            "line": c.line,
+            "line": None if outdated else c.line,
             "original_line": c.line,
             "side": c.side,
             "subject_type": "line",
@@ -1336,6 +1477,7 @@ class FakeGitHub:
         if isinstance(description, str) and len(description) > MAX_STATUS_DESCRIPTION:
             message = f"description is too long (maximum is {MAX_STATUS_DESCRIPTION} characters)"
             raise _validation_failed("Status", "description", message, doc)
+        check_status_context(data, doc)
         status_id = self._next_id("status")
         now = _now()
         spec = {
@@ -1445,7 +1587,7 @@ class FakeGitHub:
             else:
                 entry["patch"] = patch
             files.append(entry)
-        commit = {"sha": base, "url": f"{self.repo_url}/commits/{base}"}
+        commit = self._commit_json(base)
         body = {
             "url": f"{self.repo_url}/compare/{base}...{head}",
             "html_url": f"{self.html_url}/compare/{base}...{head}",
@@ -1611,6 +1753,44 @@ class FakeGitHub:
         return [("GET", r"/issues/(\d+)/events", self._list_issue_events)]
 
 
+# ------------------------------------------------------------------ held to GitHub (ghapi)
+
+MAX_STATUS_CONTEXT = 255
+
+
+def check_status_context(data: dict[str, Any], doc: str) -> None:
+    """GitHub's 422 for a status context longer than 255 characters."""
+    context = data.get("context")
+    if isinstance(context, str) and len(context) > MAX_STATUS_CONTEXT:
+        message = f"context is too long (maximum is {MAX_STATUS_CONTEXT} characters)"
+        raise _validation_failed("Status", "context", message, doc)
+
+
+def _budget_exhausted(app: FakeGitHub) -> Response:
+    """GitHub's answer once the hour's budget is spent: 403, remaining 0, the reset."""
+    headers = {
+        "x-ratelimit-limit": str(app.rate_limit),
+        "x-ratelimit-remaining": "0",
+        "x-ratelimit-used": str(app.rate_limit),
+        "x-ratelimit-reset": str(app.rate_reset),
+        "x-ratelimit-resource": "core",
+    }
+    doc = "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api"
+    body = {"message": PRIMARY_RATE_LIMIT, "documentation_url": doc}
+    return Response(403, body, headers, faulted=True)  # GitHub's answer to any operation
+
+
+def require_api_version(headers: dict[str, str]) -> None:
+    """Every request names the REST API version it was written for. GitHub falls back to
+    2022-11-28 when the header is missing; this server refuses, so that a client that forgets
+    it on any request (a second HTTP session, a raw call) is caught by the tests."""
+    given = next((v for k, v in headers.items() if k.lower() == "x-github-api-version"), None)
+    if given is None:
+        raise _error(400, "X-GitHub-Api-Version header missing (this server requires it)")
+    if given != API_VERSION:
+        raise _error(400, f"API version {given} is not supported.")
+
+
 # ------------------------------------------------------------------------------------ plumbing
 
 
@@ -1669,8 +1849,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             "Vary": "Accept, Authorization, Cookie, X-GitHub-OTP, Accept-Encoding",
             "X-GitHub-Media-Type": "github.v3; format=json",
             "x-github-api-version-selected": API_VERSION,
-            "X-RateLimit-Limit": str(RATE_LIMIT),
-            "X-RateLimit-Remaining": str(max(RATE_LIMIT - used, 0)),
+            "X-RateLimit-Limit": str(app.rate_limit),
+            "X-RateLimit-Remaining": str(max(app.rate_limit - used, 0)),
             "X-RateLimit-Reset": str(app.rate_reset),
             "X-RateLimit-Used": str(used),
             "X-RateLimit-Resource": "core",

@@ -78,3 +78,20 @@ def test_the_tag_commit_pins_the_image_by_digest(tmp_path: Path) -> None:
     assert after["runs"]["image"] == f"docker://{DIGEST}"
     after["runs"]["image"] = before["runs"]["image"]
     assert after == before
+
+
+def test_the_token_never_reaches_a_command_line() -> None:
+    """A command's arguments are readable by every process on the runner (/proc/*/cmdline):
+    the token, or the header made from it, goes to git through its environment only."""
+    workflow = yaml.safe_load((ROOT / "examples" / "release.yml").read_text("utf-8"))
+    secrets = ("REGISTRY_TOKEN", "auth", "GITHUB_TOKEN", "github.token")
+    for job in workflow["jobs"].values():
+        for step in job["steps"]:
+            script = re.sub(r"\\\n\s*", " ", step.get("run", ""))
+            for command in script.splitlines():
+                words = command.split()
+                if "git" not in words:
+                    continue
+                argv = " ".join(words[words.index("git") :])  # after any VAR=value prefix
+                for name in secrets:
+                    assert "${" + name + "}" not in argv and "$" + name not in argv, command

@@ -265,7 +265,7 @@ def test_review_off_posts_no_review(tmp_path: Path, gh: FakeGitHub) -> None:
     assert review_requests(gh) == [] and gh.reviews_on(PR) == []
 
 
-def test_the_review_costs_at_most_three_requests_whatever_the_pr_s_size(
+def test_the_review_costs_two_requests_whatever_the_pr_s_size(
     tmp_path: Path, gh: FakeGitHub
 ) -> None:
     many = {}
@@ -279,10 +279,11 @@ def test_the_review_costs_at_most_three_requests_whatever_the_pr_s_size(
     assert "past the review's 20 line comments" in sticky(gh)
     assert len(gh.requests) <= TODAY_MAX + REVIEW_MAX
     fixed = {p: t.replace('"value": 1', '"value": 0.') for p, t in many.items()}
+    first = {c.id for c in gh.review_comments_on(PR)}
     second, _ = run(tmp_path / "two", gh, fixed)
-    assert len(review_requests(gh)) == REVIEW_MAX  # list + 2 deletes; the rest next run
-    assert "left for the next run" in second.stdout
-    assert len(gh.requests) <= TODAY_MAX + REVIEW_MAX
+    assert gh.count("DELETE", r"/pulls/comments/") == 20  # every one whose finding is gone
+    assert not first & {c.id for c in gh.review_comments_on(PR)}
+    assert "left for the next run" not in second.stdout
 
 
 # ------------------------------------------------------------------ before and after, pure

@@ -20,7 +20,15 @@ from roofbot.adapters import actions as A
 
 
 def run_pr(env: Mapping[str, str], *, dry_run: bool = False, out: TextIO = sys.stdout) -> int:
-    """The action. Exit code: 0 ok, 1 not ok, 2 usage or configuration error."""
+    """The action. Exit code: 0 ok, 1 not ok, 2 usage or configuration error (then the
+    output `ok` is `false`, as after a crash: never empty)."""
+    code = _run_pr(env, dry_run, out)
+    if code == 2:
+        A.write_outputs(env, {"ok": "false"})
+    return code
+
+
+def _run_pr(env: Mapping[str, str], dry_run: bool, out: TextIO) -> int:
     if env.get("GITHUB_EVENT_NAME") == COMMENT_EVENT:
         return run_comment(env, dry_run=dry_run, out=out)
     try:
@@ -55,8 +63,10 @@ def run_env(env: Mapping[str, str], out_dir: Path | None) -> dict[str, str]:
 
 
 def main(dry_run: bool = False, out_dir: Path | None = None) -> int:
+    env = run_env(os.environ, out_dir)
     try:
-        return run_pr(run_env(os.environ, out_dir), dry_run=dry_run)
+        return run_pr(env, dry_run=dry_run)
     except Exception:
         traceback.print_exc()
+        A.write_outputs(env, {"ok": "false"})
         return 1

@@ -75,7 +75,7 @@ def set_status(
 
     try:
         repeat(lambda: client.set_status(sha, state, description[:139], context, target_url),
-               attempts=attempts, wait_bound=wait_bound, insist=attempts > 1,
+               attempts=attempts, clock=client.clock, wait_bound=wait_bound, insist=attempts > 1,
                on_retry=again, on_give_up=give_up)  # fmt: skip
     except GitHubError:
         return False
@@ -196,7 +196,8 @@ def post_comment(
             # once more at most (the transport already retried what is safe to): upsert lists
             # the comments again first, so a POST that did land is edited, not posted twice
             repeat(partial(client.upsert_sticky_comment, s.event.number, MARKER, body),
-                   attempts=1 + COMMENT_RETRIES - retried, on_retry=again)  # fmt: skip
+                   attempts=1 + COMMENT_RETRIES - retried, clock=client.clock,
+                   on_retry=again)  # fmt: skip
             return
         except GitHubForbidden as e:
             A.log(out, f"can't comment (read-only token, e.g. a fork PR): {e}; {FALLBACK}")

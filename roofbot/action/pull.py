@@ -19,7 +19,7 @@ from roofbot.action.publish import (
     status_guard,
     write_unfinished,
 )
-from roofbot.action.settings import Settings, report_file
+from roofbot.action.settings import Settings, host_path, report_file
 from roofbot.action.tree_diff import ListingIncomplete
 from roofbot.adapters import actions as A
 from roofbot.adapters.git import GitError, has_commit
@@ -81,6 +81,7 @@ def check_pull(
         else:
             final.append(("error", problem))
             result = Checked(code, "error")
+            A.write_outputs(env, {"ok": "false"})  # never empty: a later step reads it
     if landed == ["failed"]:
         A.log(out, f"the final {s.event.context} status was not set: this job fails so that "
                    "it shows (rerun it, or comment /roofcheck)")  # fmt: skip
@@ -157,8 +158,8 @@ def _run(
             "ok": "true" if outcome.state == "success" else "false",
             "violations": str(report.count(Verdict.VIOLATION) if report else 0),
             "errors": str(report.count(Verdict.ERROR) if report else 0),
-            "report-path": str(report_path),
-            "plot-path": str(outcome.plot) if outcome.plot else "",
+            "report-path": host_path(env, report_path),
+            "plot-path": host_path(env, outcome.plot) if outcome.plot else "",
         },
     )
     if dry_run:

@@ -22,6 +22,7 @@ SUMMARY_BUDGET = 900_000
 MAX_API_FILES = 300  # changed files fetched one by one in API mode
 FINAL_STATUS_ATTEMPTS = 3  # > 1: the final status is repeated (safe: the newest one counts)
 STATUS_WAIT = 600.0  # seconds the final status may wait out GitHub, by default
+PLOT_DEFAULT = "false"  # action.yml's: the default image has no matplotlib
 COMMENT_RETRIES = 1  # the sticky comment after a 5xx, a timeout or a short rate limit
 
 
@@ -83,7 +84,7 @@ def settings_for(
         if not template_path.is_relative_to(ws) or not template_path.is_file():
             raise UsageError(f"input template: {template} is not a file in the workspace")
     paths = tuple(p for p in A.input_value(env, "paths").replace(",", "\n").split() if p)
-    plot = A.input_value(env, "plot", "true").strip().lower()
+    plot = A.input_value(env, "plot", PLOT_DEFAULT).strip().lower()
     if plot not in ("true", "false"):
         raise UsageError("input plot: true or false")
     plot_dir = report_file(env).parent / "roofbot-plot" if plot == "true" else None
@@ -131,3 +132,17 @@ def status_wait_bound(env: Mapping[str, str]) -> float:
 def report_file(env: Mapping[str, str]) -> Path:
     folder = env.get("RUNNER_TEMP") or tempfile.gettempdir()
     return Path(folder) / "roofbot-report.json"
+
+
+#: The runner's temporary folder as the host sees it (action.yml sets it to `runner.temp`):
+#: a container action's RUNNER_TEMP is /github/runner_temp, a mount of that folder.
+HOST_TEMP = "ROOFBOT_HOST_RUNNER_TEMP"
+
+
+def host_path(env: Mapping[str, str], path: Path) -> str:
+    """`path` as a later step of the job (on the host, outside the container) finds it: under
+    RUNNER_TEMP it moves to the host's runner temp folder when the action says where it is."""
+    temp, host = env.get("RUNNER_TEMP", ""), env.get(HOST_TEMP, "").strip()
+    if temp and host and path.is_relative_to(temp):
+        return str(Path(host) / path.relative_to(temp))
+    return str(path)

@@ -38,6 +38,7 @@ from roofbot.adapters.github.history import History
 from roofbot.adapters.github.models import (
     DEFAULT_BOT_LOGIN,
     LEVELS,
+    MAX_STATUS_CONTEXT,
     MAX_STATUS_DESCRIPTION,
     PERMISSION_RANK,
     PERSONAL_PREFIXES,
@@ -45,12 +46,14 @@ from roofbot.adapters.github.models import (
     GitHubSettings,
     PermissionLevel,
     ReactionContent,
+    Review,
     ReviewComment,
     Status,
     StatusState,
 )
 from roofbot.adapters.github.reads import Reads
 from roofbot.adapters.github.session import check_sha
+from roofbot.adapters.github.transport import SYSTEM_CLOCK, Clock
 from roofbot.core.provenance import clip
 
 if TYPE_CHECKING:
@@ -64,8 +67,8 @@ class GitHubClient(Reads, History):
     as a context manager) releases the HTTP connections."""
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str]) -> GitHubClient:
-        return cls(GitHubSettings.from_env(env))
+    def from_env(cls, env: Mapping[str, str], clock: Clock = SYSTEM_CLOCK) -> GitHubClient:
+        return cls(GitHubSettings.from_env(env), clock)
 
     def __enter__(self) -> GitHubClient:
         return self
@@ -157,16 +160,21 @@ class GitHubClient(Reads, History):
         context: str = "roofcheck",
         target_url: str | None = None,
     ) -> Status:
-        """Create a commit status (1 request). ``description`` is cut to 140 characters."""
+        """Create a commit status (1 request). ``description`` is cut to 140 characters and
+        ``context`` to 255 (GitHub refuses longer ones); the same cut every time, so the
+        pending and the final status share their context."""
         if state not in get_args(StatusState):
             raise ValueError(f"state must be one of {get_args(StatusState)}, got {state!r}")
         check_sha(sha)
+        context = clip(context, MAX_STATUS_CONTEXT)
         params = {"description": clip(description, MAX_STATUS_DESCRIPTION), "context": context}
         if target_url:
             params["target_url"] = target_url
         with self._translate(f"set status {context!r} on {sha[:12]}"):
             # get_commit() is lazy and knows its SHA from its URL: no GET before the POST
             created = self._repository().get_commit(sha).create_status(state, **params)
+            if created.creator is not None and created.creator.login:
+                self._writer_login = created.creator.login
             return Status(
                 id=created.id,
                 state=created.state,
@@ -211,6 +219,23 @@ class GitHubClient(Reads, History):
             )  # fmt: skip
         return int(data["id"]) if isinstance(data, dict) and "id" in data else 0
 
+    def list_reviews(self, number: int) -> list[Review]:
+        """The pull request's reviews, 100 per request."""
+        with self._translate(f"list the reviews of #{number}"):
+            return [
+                Review(r.id, r.state, r.user.login if r.user is not None else "")
+                for r in self._repository().get_pull(number).get_reviews()
+            ]
+
+    def dismiss_review(self, number: int, review_id: int, message: str) -> None:
+        """Dismiss a review that requested changes (1 request): it no longer blocks."""
+        with self._translate(f"dismiss review {review_id} of #{number}"):
+            self._github().requester.requestJsonAndCheck(
+                "PUT",
+                f"{self._repository().url}/pulls/{int(number)}/reviews/{int(review_id)}/dismissals",
+                input={"message": message, "event": "DISMISS"},
+            )
+
     def delete_review_comment(self, comment_id: int) -> None:
         """Delete one comment on a diff line (1 request)."""
         with self._translate(f"delete review comment {comment_id}"):
@@ -235,9 +260,10 @@ class GitHubClient(Reads, History):
 
     def sticky_login(self) -> str:
         """Whose comment the sticky comment is: the configured ``bot_login``; else, for a
-        personal token, its own login (GET /user, once); else ``github-actions[bot]``, the
-        author of everything the Actions GITHUB_TOKEN writes (a GitHub App's installation
-        token writes as ``<app>[bot]``: configure that one)."""
+        personal token, its own login (GET /user, once); else the author of the statuses this
+        client set (an installation token, ``ghs_``, writes as its app's bot: the Actions
+        token as ``github-actions[bot]``, a GitHub App's as ``<app>[bot]``; GitHub answers
+        GET /user and GET /app to neither); else ``github-actions[bot]``."""
         if self._sticky_login is None:
             login = self._settings.bot_login
             if login is None and self._settings.token.startswith(PERSONAL_PREFIXES):
@@ -245,7 +271,9 @@ class GitHubClient(Reads, History):
                     login = self.authenticated_login()
                 except GitHubError:
                     login = None
-            self._sticky_login = login or DEFAULT_BOT_LOGIN
+            if login is None and self._writer_login is None:
+                return DEFAULT_BOT_LOGIN  # not remembered: a status set later tells
+            self._sticky_login = login or self._writer_login or DEFAULT_BOT_LOGIN
         return self._sticky_login
 
     def authenticated_login(self) -> str | None:

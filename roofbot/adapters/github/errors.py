@@ -57,8 +57,10 @@ class GitHubTooLong(GitHubValidationFailed):
 
 
 class GitHubRateLimited(GitHubError):
-    """Primary (403/429 with ``x-ratelimit-remaining: 0``) or secondary (``retry-after``) rate
-    limit. ``reset_at`` is when to try again, if GitHub said."""
+    """Primary (403/429 with ``x-ratelimit-remaining: 0``) or secondary rate limit (403/429
+    otherwise, with or without ``retry-after``). ``reset_at`` is when to try again, if GitHub
+    said; ``wait`` the seconds the client holds every request back from now (set by the
+    client, from the headers and the limits met before)."""
 
     def __init__(
         self,
@@ -66,11 +68,15 @@ class GitHubRateLimited(GitHubError):
         *,
         reset_at: datetime | None = None,
         retry_after: float | None = None,
+        primary: bool = False,
+        wait: float = 0.0,
         **kwargs: Any,
     ) -> None:
         super().__init__(message, **kwargs)
         self.reset_at = reset_at
         self.retry_after = retry_after
+        self.primary = primary
+        self.wait = wait
 
 
 class GitHubUnavailable(GitHubError):
@@ -107,10 +113,15 @@ def error_for(
     }
     if status == 429 or (status == 403 and _is_rate_limit(lower, detail)):
         retry_after = _seconds(lower.get("retry-after"))
-        reset_at = _epoch(lower.get("x-ratelimit-reset"))
-        if retry_after is not None and (lower.get("x-ratelimit-remaining") != "0"):
+        primary = lower.get("x-ratelimit-remaining") == "0"
+        # a secondary limit says nothing of its end but `retry-after`: the primary window's
+        # reset (up to an hour away) is not its end
+        reset_at = _epoch(lower.get("x-ratelimit-reset")) if primary else None
+        if retry_after is not None and not primary:
             reset_at = datetime.now(UTC) + timedelta(seconds=retry_after)
-        return GitHubRateLimited(message, reset_at=reset_at, retry_after=retry_after, **common)
+        return GitHubRateLimited(
+            message, reset_at=reset_at, retry_after=retry_after, primary=primary, **common
+        )
     if status in (401, 403):
         return GitHubForbidden(message, **common)
     if status in (404, 410):

@@ -24,6 +24,8 @@ API_VERSION: Final = "2022-11-28"
 MAX_COMMENT_CHARS: Final = 65536
 #: GitHub rejects commit-status descriptions longer than this.
 MAX_STATUS_DESCRIPTION: Final = 140
+#: GitHub rejects commit-status contexts longer than this.
+MAX_STATUS_CONTEXT: Final = 255
 #: ``GET /pulls/{n}/files`` stops at 3000 files, whatever the pull request holds.
 MAX_PULL_FILES: Final = 3000
 #: ``GET /compare/{base}...{head}`` lists at most 300 files of a comparison.
@@ -115,6 +117,17 @@ class ReviewComment:
     body: str
     path: str
     line: int | None  # None: the line is no longer in the diff (outdated)
+    author_login: str
+
+
+@dataclass(frozen=True, slots=True)
+class Review:
+    """A submitted pull-request review: GitHub keeps it for good (only a pending one can be
+    deleted); a CHANGES_REQUESTED one stands until it is dismissed or its author reviews
+    again."""
+
+    id: int
+    state: str  # COMMENTED, CHANGES_REQUESTED, APPROVED, DISMISSED, PENDING
     author_login: str
 
 

@@ -15,17 +15,22 @@ from roofbot.adapters.github.models import (
     PullFile,
     PullInfo,
     ReactionContent,
+    Review,
     ReviewComment,
     Status,
     StatusState,
     TreeEntry,
 )
+from roofbot.adapters.github.transport import Clock
 
 
 class GitHub(Protocol):
     """One repository's pull requests, comments, statuses and files."""
 
     def close(self) -> None: ...
+
+    @property
+    def clock(self) -> Clock: ...
 
     def find_sticky_comment(
         self, pr_number: int, marker: str, bot_login: str | None = None
@@ -64,6 +69,10 @@ class GitHub(Protocol):
         comments: list[dict[str, Any]],
         event: Literal["COMMENT", "REQUEST_CHANGES"] = "COMMENT",
     ) -> int: ...
+
+    def list_reviews(self, number: int) -> list[Review]: ...
+
+    def dismiss_review(self, number: int, review_id: int, message: str) -> None: ...
 
     def delete_review_comment(self, comment_id: int) -> None: ...
 

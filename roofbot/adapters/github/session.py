@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from roofbot.adapters.github.errors import (
     GitHubError,
+    GitHubRateLimited,
     GitHubUnavailable,
     error_for,
     redact,
@@ -23,7 +24,13 @@ from roofbot.adapters.github.models import (
     WRITE_SPACING,
     GitHubSettings,
 )
-from roofbot.adapters.github.transport import retry_policy
+from roofbot.adapters.github.transport import (
+    MAX_RETRY_AFTER,
+    SYSTEM_CLOCK,
+    Clock,
+    limit_wait,
+    retry_policy,
+)
 
 if TYPE_CHECKING:
     import requests
@@ -34,16 +41,25 @@ if TYPE_CHECKING:
 class Session:
     """One repository's connections; the operations live in the classes built on it."""
 
-    def __init__(self, settings: GitHubSettings) -> None:
+    def __init__(self, settings: GitHubSettings, clock: Clock = SYSTEM_CLOCK) -> None:
         self._settings = settings
+        self._clock = clock
+        self._held_until: float | None = None  # a rate limit: nothing is sent before this
+        self._secondary_in_a_row = 0
         self._gh: Github | None = None
         self._repo: Repository | None = None
         self._session: requests.Session | None = None
         self._sticky_login: str | None = None
+        self._writer_login: str | None = None  # the author of what this client wrote
 
     @property
     def settings(self) -> GitHubSettings:
         return self._settings
+
+    @property
+    def clock(self) -> Clock:
+        """What the client and its callers wait on (tests inject one that never sleeps)."""
+        return self._clock
 
     def close(self) -> None:
         if self._gh is not None:
@@ -68,6 +84,7 @@ class Session:
                 seconds_between_requests=None,
                 seconds_between_writes=WRITE_SPACING,
                 lazy=True,
+                api_version=API_VERSION,  # on every request (PyGithub >= 2.9 sends it)
             )
         return self._gh
 
@@ -103,8 +120,10 @@ class Session:
         from github import GithubException
         from requests import RequestException
 
+        self._check_held(operation)
         try:
             yield
+            self._secondary_in_a_row = 0
         except GithubException as exc:
             raise self._error(operation, exc.status, exc.headers or {}, exc.data) from None
         except RequestException as exc:
@@ -122,7 +141,36 @@ class Session:
     def _error(
         self, operation: str, status: int, headers: Mapping[str, str], data: Any
     ) -> GitHubError:
-        return error_for(operation, status, headers, data, self._settings.token)
+        error = error_for(operation, status, headers, data, self._settings.token)
+        if isinstance(error, GitHubRateLimited):
+            self._hold(error)
+        return error
+
+    def _hold(self, error: GitHubRateLimited) -> None:
+        """Stop sending at the first rate limit, for as long as it lasts."""
+        now = self._clock.time()
+        reset = error.reset_at.timestamp() if error.reset_at is not None else None
+        error.wait = limit_wait(
+            error.retry_after, reset, error.primary, now, self._secondary_in_a_row
+        )
+        if not error.primary and error.retry_after is None:
+            self._secondary_in_a_row += 1
+        self._held_until = now + error.wait
+
+    def _check_held(self, operation: str) -> None:
+        if self._held_until is None:
+            return
+        left = self._held_until - self._clock.time()
+        if left <= MAX_RETRY_AFTER:  # a short hold is waited out, as the transport would
+            if left > 0:
+                self._clock.sleep(left)
+            self._held_until = None
+            return
+        raise GitHubRateLimited(
+            f"{operation}: not sent: GitHub's rate limit holds for {left:.0f} s more",
+            wait=left,
+            operation=operation,
+        )
 
     def _redact(self, text: str) -> str:
         return redact(text, self._settings.token)

@@ -1,15 +1,25 @@
-"""The one retry policy of every GitHub call (urllib3 ``Retry`` in the transport): idempotent
-methods are retried on 500/502/503/504 and on a read timeout, POST never (it may have
-landed); a Retry-After above :data:`MAX_RETRY_AFTER` is returned, not slept through. Callers
-never retry again."""
+"""The one retry policy of every GitHub call, and the clock it waits on.
+
+* The transport (urllib3 ``Retry``) repeats idempotent methods (GET, HEAD, PATCH, PUT, DELETE)
+  on 500/502/503/504 and on a read timeout, POST never (it may have landed), and a 429 whose
+  ``retry-after`` is at most :data:`MAX_RETRY_AFTER`; a longer one goes back to the client.
+* The client (roofbot.adapters.github.session) turns a rate limit into
+  :class:`GitHubRateLimited` with the wait GitHub asks for, and sends nothing more until that
+  wait has passed: the calls after it fail at once, without a request.
+* :func:`repeat` repeats a whole call that is safe to repeat (a status, an upsert), waiting on
+  the injected :class:`Clock`: tests never sleep for real.
+
+How long a rate limit lasts (GitHub's documentation, "rate limits for the REST API"):
+``retry-after`` when GitHub sends it; else, with ``x-ratelimit-remaining: 0`` (a primary
+limit), until ``x-ratelimit-reset``; else (a secondary limit without ``retry-after``) at least
+a minute, doubled at each further limit in a row."""
 
 from __future__ import annotations
 
 import functools
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Final, TypeVar
+from typing import TYPE_CHECKING, Final, Protocol, TypeVar
 
 from roofbot.adapters.github.errors import GitHubError, GitHubRateLimited, GitHubUnavailable
 from roofbot.adapters.github.models import GitHubSettings
@@ -22,11 +32,33 @@ if TYPE_CHECKING:
     from urllib3.response import BaseHTTPResponse
     from urllib3.util.retry import Retry
 
-#: A Retry-After longer than this is not slept through in a CI job: the 429/403/503 is returned
-#: and surfaces as :class:`GitHubRateLimited` (or :class:`GitHubUnavailable`) with the wait.
+#: A Retry-After longer than this is not slept through by the transport: the 429 goes back
+#: and surfaces as :class:`GitHubRateLimited`, for the client to hold.
 MAX_RETRY_AFTER: Final = 10.0
+
 _RETRY_STATUSES: Final = (500, 502, 503, 504)
 _IDEMPOTENT: Final = frozenset({"GET", "HEAD", "PATCH", "PUT", "DELETE"})
+#: A secondary rate limit without ``retry-after``: the first wait, in seconds.
+SECONDARY_WAIT: Final = 60.0
+
+
+class Clock(Protocol):
+    """Wall-clock seconds since the epoch (GitHub's reset times are epochs), and a sleep."""
+
+    def time(self) -> float: ...
+
+    def sleep(self, seconds: float) -> None: ...
+
+
+class SystemClock:
+    def time(self) -> float:
+        return time.time()
+
+    def sleep(self, seconds: float) -> None:
+        time.sleep(seconds)
+
+
+SYSTEM_CLOCK: Final = SystemClock()
 
 
 @functools.cache
@@ -70,48 +102,41 @@ def retry_policy(settings: GitHubSettings) -> Retry:
     )
 
 
+def limit_wait(
+    retry_after: float | None, reset_at: float | None, primary: bool, now: float, in_a_row: int
+) -> float:
+    """Seconds until GitHub takes requests again (see the module docstring); `in_a_row`:
+    the secondary limits met one after the other before this one."""
+    if retry_after is not None:
+        return max(retry_after, 0.0)
+    if primary and reset_at is not None:
+        return round(max(reset_at - now, 0.0) + 1.0, 1)  # a second for the clocks
+    return SECONDARY_WAIT * float(2 ** min(in_a_row, 6))
+
+
 # ------------------------------------------------------------- a whole call, repeated
 
 T = TypeVar("T")
-#: Seconds a call is held back for GitHub to recover (a Retry-After, a 5xx) at most, unless
-#: the caller insists (the final status: a rate limit is waited out to its reset).
+#: Seconds a call is held back for GitHub to recover (a short rate limit, a 5xx) at most,
+#: unless the caller insists (the final status: a rate limit is waited out).
 MAX_WAIT: Final = 10.0
 
 
 def wait_for(error: Exception, attempt: int, *, insist: bool = False) -> float | None:
     """Seconds to wait before repeating a call that failed with `error`, or None: not worth
-    repeating (a 4xx, or a rate limit that resets later than roofbot may wait). `insist`
-    (the final status, one request that decides whether a PR stays pending): a rate limit's
-    whole wait, as its headers give it (`retry-after`, else the reset time), for the caller
-    to hold against its bound."""
+    repeating (a 4xx, or a rate limit longer than roofbot waits unless it insists)."""
     if isinstance(error, GitHubRateLimited):
-        wait = error.retry_after
-        if insist:
-            return limit_wait(error)
-        if wait is not None and wait <= MAX_WAIT:
-            return wait
-        return None
+        return error.wait if insist or error.wait <= MAX_WAIT else None
     if isinstance(error, GitHubUnavailable):
         return min(float(2**attempt), MAX_WAIT)
     return None
-
-
-def limit_wait(error: GitHubRateLimited) -> float:
-    """How long a rate limit lasts, from its headers: `retry-after` (a secondary limit, 60 s
-    or more on GitHub), else until `x-ratelimit-reset` (a primary limit), plus a second for
-    clocks; 60 s when GitHub gave neither, as its documentation says to wait."""
-    if error.retry_after is not None:  # a secondary limit says how long, whatever the reset
-        return max(float(error.retry_after), 0.0)
-    if error.reset_at is not None:
-        left = float((error.reset_at - datetime.now(UTC)).total_seconds()) + 1.0
-        return round(max(left, 0.0), 1)
-    return 60.0
 
 
 def repeat(
     call: Callable[[], T],
     *,
     attempts: int,
+    clock: Clock = SYSTEM_CLOCK,
     wait_bound: float = float("inf"),
     insist: bool = False,
     on_retry: Callable[[GitHubError, float], None] = lambda error, wait: None,
@@ -120,10 +145,10 @@ def repeat(
     """`call`, repeated after a GitHubError the transport could not retry (a POST, or its
     retries spent) when the call as a whole is safe to repeat: a status (the newest counts),
     an upsert (it lists the comments again first). At most `attempts` tries of a 5xx, within
-    `wait_bound` seconds in all; `insist`: a rate limit is waited out to its reset, however
-    many tries that takes, if it falls within the bound. The last error is raised, after
+    `wait_bound` seconds in all; `insist`: a rate limit is waited out, however many tries
+    that takes, if it falls within the bound. The last error is raised, after
     `on_give_up(error, the wait it asked for, seconds left of the bound)`."""
-    deadline = time.monotonic() + wait_bound
+    deadline = clock.time() + wait_bound
     attempt = 0
     while True:
         try:
@@ -131,7 +156,7 @@ def repeat(
         except GitHubError as e:
             wait = wait_for(e, attempt, insist=insist)
             attempt += 1
-            left = deadline - time.monotonic()
+            left = deadline - clock.time()
             limited = insist and isinstance(e, GitHubRateLimited)  # waited out, not counted
             if (
                 wait is None
@@ -142,4 +167,4 @@ def repeat(
                 on_give_up(e, wait, left)
                 raise
             on_retry(e, wait)
-            time.sleep(wait)
+            clock.sleep(wait)
