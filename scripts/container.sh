@@ -37,6 +37,12 @@ BASE_IMAGE=docker.io/library/python:3.12-slim
 BASE_PYTHON=${ROOFBOT_BASE_PYTHON:-/root/.pyenv/versions/3.12.1}
 STATE=${ROOFBOT_CONTAINER_STATE:-/var/tmp/roofbot-container}
 SUITE=bookworm
+# The stand-in's recipe: its image carries this label, and a cached stand-in with another value
+# (an older recipe's) is rebuilt rather than trusted. Raise it whenever base() changes what it
+# builds. 2: "/" and the interpreter's folders opened to non-root users (recipe 1 left "/" 0700
+# under umask 077, so `--user 65534` found no program at all).
+STANDIN_LABEL=io.github.roofbot.ci-stand-in
+STANDIN_RECIPE=2
 WORKSPACE=/github/workspace
 # Shared libraries the CPython build and its extension modules link against (ldd of lib-dynload),
 # less the X11/Tk ones only tkinter needs.
@@ -139,16 +145,31 @@ apt_mirror() {
   ' "${files[@]}" | head -n 1 | grep .
 }
 
+# Whether the image under $BASE_IMAGE can be used as it is: absent → no; the real
+# python:3.12-slim (no stand-in label) → yes; a stand-in → only if built by this recipe.
+base_usable() {
+  podman image exists "$BASE_IMAGE" || return 1
+  local recipe
+  recipe=$(podman image inspect --format "{{index .Labels \"$STANDIN_LABEL\"}}" "$BASE_IMAGE")
+  case $recipe in
+    "" | "<no value>") return 0 ;;
+    "$STANDIN_RECIPE") return 0 ;;
+  esac
+  log "base: the cached stand-in was built by recipe '$recipe', this script's is" \
+    "'$STANDIN_RECIPE': rebuilding it"
+  return 1
+}
+
 base() {
   ensure_podman
-  if podman image exists "$BASE_IMAGE"; then
+  if base_usable; then
     log "base: $BASE_IMAGE present (cached)"
     return 0
   fi
   # One builder at a time (two test runs may start together); the other then finds it built.
   exec 8>"$STATE/base.lock"
   flock 8
-  if podman image exists "$BASE_IMAGE"; then
+  if base_usable 2>/dev/null; then
     log "base: $BASE_IMAGE present (built by a concurrent run)"
     exec 8>&-
     return 0
@@ -241,7 +262,7 @@ APT
     --change 'ENV PYTHON_VERSION=3.12' \
     --change 'ENV SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt' \
     --change 'ENV PIP_CERT=/etc/ssl/certs/ca-certificates.crt' \
-    --change 'LABEL io.github.roofbot.ci-stand-in=true' \
+    --change "LABEL $STANDIN_LABEL=$STANDIN_RECIPE" \
     --change 'CMD ["python3"]' \
     --message "CI-only stand-in for python:3.12-slim (debootstrap $SUITE + host CPython)" \
     - "$BASE_IMAGE" >/dev/null

@@ -317,6 +317,64 @@ def test_container_check_without_podman_skips_and_says_how_to_install(tmp_path: 
     assert "scripts/container.sh deps" in proc.stdout
 
 
+def _fake_podman(tmp_path: Path, label: str) -> dict[str, str]:
+    """A PATH whose podman holds a cached python:3.12-slim carrying ``label`` as its stand-in
+    recipe, and whose debootstrap only says it ran: enough for `base` to decide, no engine."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "podman").write_text(
+        "#!/bin/sh\n"
+        'case "$1 $2" in\n'
+        '  "info "*) echo runc ;;\n'
+        '  "image exists") exit 0 ;;\n'
+        f'  "image inspect") printf "%s\\n" "{label}" ;;\n'
+        '  *) echo "fake podman: $*" >&2; exit 3 ;;\n'
+        "esac\n"
+    )
+    (bin_dir / "runc").write_text("#!/bin/sh\nexit 0\n")
+    (bin_dir / "debootstrap").write_text(f"#!/bin/sh\ntouch {tmp_path}/debootstrap-ran\nexit 1\n")
+    for tool in bin_dir.iterdir():
+        tool.chmod(0o755)
+    return {
+        "PATH": f"{bin_dir}:/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "ROOFBOT_CONTAINER_STATE": str(tmp_path / "state"),
+    }
+
+
+@pytest.mark.parametrize(
+    ("label", "cached"),
+    [
+        ("2", True),  # built by this recipe
+        ("", True),  # the real python:3.12-slim, pulled: no stand-in label
+        ("true", False),  # recipe 1: "/" left 0700 under umask 077
+        ("1", False),
+    ],
+)
+def test_a_stand_in_from_an_older_recipe_is_rebuilt_not_trusted(
+    tmp_path: Path, label: str, cached: bool
+) -> None:
+    """A machine that kept its image store from an older script keeps a stand-in that a non-root
+    user cannot run; the cache must not hide a fixed recipe behind it."""
+    proc = subprocess.run(
+        ["bash", str(SCRIPT), "base"],
+        env=_fake_podman(tmp_path, label),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    if cached:
+        assert proc.returncode == 0, proc.stderr
+        assert "present (cached)" in proc.stderr
+        assert "rebuilding" not in proc.stderr
+    else:
+        assert f"built by recipe '{label}'" in proc.stderr, proc.stderr
+        assert "rebuilding it" in proc.stderr
+        assert "present" not in proc.stderr
+        assert proc.returncode != 0  # the fake debootstrap (or the mirror lookup) stops it
+
+
 @dataclass
 class Checked:
     """What `scripts/container.sh check` printed: its exit, its output, the image it built."""
