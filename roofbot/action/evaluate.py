@@ -27,8 +27,10 @@ from roofbot.action.plan import Plan, plan_run
 from roofbot.action.policy import merge_config
 from roofbot.action.settings import COMMENT_BUDGET, SUMMARY_BUDGET, SUMMARY_BYTES, Settings
 from roofbot.adapters import actions as A
+from roofbot.adapters.jsonfile import MAX_BYTES
 from roofbot.adapters.repo import Repository
 from roofbot.adapters.schemas import Schemas
+from roofbot.adapters.tree import read_or_none
 from roofbot.catalogue_check import with_catalogue_errors
 from roofbot.core.changes import Changes
 from roofbot.core.compare import Comparison
@@ -109,6 +111,7 @@ def evaluate(
     report, chart = _with_chart(report, plan.config, s.plot_dir)
     comparison = _before_after(s, inputs, plan, report, under_base)
     common = _context(s, plan.changes, comparison, chart, review, approval)
+    common["read"] = lambda path: read_or_none(inputs.tree, path, MAX_BYTES)
     comment, summary, rerender = _rendered(s, report, links, common, approval)
     return Outcome(
         report,
@@ -193,6 +196,7 @@ def _context(
         "comparison": comparison,
         "changes": changes,
         "head_sha": s.event.head_sha,
+        "repo_url": s.repo_url,
         "template": s.template,
         "title": s.title,
         "chart_url": f"{s.summary_url}#artifacts" if chart and s.summary_url else None,

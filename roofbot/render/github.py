@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from roofbot.adapters.actions import Annotation, escape_data, escape_property
 from roofbot.adapters.jsonfile import MAX_BYTES
 from roofbot.adapters.tree import Tree, read_or_none
+from roofbot.core.figures import percent, roof_name
 from roofbot.core.results import Report, Verdict
 from roofbot.render.findings import Finding, line_of
 
@@ -65,7 +66,7 @@ def annotations_for(report: Report, tree: Tree) -> list[Annotation]:
         raw = read_or_none(tree, r.path, MAX_BYTES)
         text = raw.decode("utf-8", "replace") if raw is not None else ""
         b = r.binding()
-        what = f" at {b.percent:.1f}% of its {b.check.value}" if b else ""
+        what = f" at {percent(b.percent)} of its {roof_name(b.check.value)}" if b else ""
         msg = f": {r.messages[0].text}" if r.messages else ""
         message = f"{r.verdict.value}: {r.id}{what}{msg}"
         field = next((m.field for m in r.messages if m.field), None) or "value"
@@ -80,11 +81,12 @@ def annotations_for(report: Report, tree: Tree) -> list[Annotation]:
         )
     for e in report.calibration.entries:
         if not e.ok:
-            got = "no result" if e.percent is None else f"{e.percent:.2f}%"
+            got = "no result" if e.percent is None else percent(e.percent)
+            expected = percent(e.expected_percent)
             out.append(
                 Annotation(
                     "error",
-                    f"calibration miss: {e.id} {e.check} expected {e.expected_percent:g}%, got {got}",
+                    f"calibration miss: {e.id} {e.check} expected {expected}, got {got}",
                     title="roofcheck calibration",
                 )
             )

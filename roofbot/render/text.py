@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from operator import attrgetter
 from typing import NamedTuple
 
+from roofbot.core.figures import figure, percent, roof_name
 from roofbot.core.provenance import clip
 from roofbot.core.results import Calibration, Message, RecordResult, Report, RoofCheck, Verdict
 from roofbot.core.units import show_input
@@ -35,7 +36,7 @@ _WORD = 9
 
 def check_line(c: RoofCheck) -> str:
     state = "applies" if c.applies else "not applied"
-    line = f"{c.check.value:<20} {c.percent:8.1f}%  {state:<11}  {c.formula}"
+    line = f"{c.check.value:<20} {percent(c.percent):>8}  {state:<11}  {c.formula}"
     if c.why:
         line += f"  ({c.why})"
     return line
@@ -46,7 +47,7 @@ def record_lines(
 ) -> list[str]:
     """A record's lines, uncoloured (`_coloured` colours the verdict word)."""
     b = r.binding()
-    where = f"{b.percent:6.1f}% of {b.check.value}" if b else " " * 7 + "-"
+    where = f"{percent(b.percent):>7} of {roof_name(b.check.value)}" if b else " " * 7 + "-"
     head = f"{r.verdict.value:<{_WORD}} {where:<30} {_clean(r.id, 90)}"
     lines = [head]
     show = verbose or r.verdict in (
@@ -220,7 +221,8 @@ def explain_record(r: RecordResult, advice: str | None = None) -> str:
         for c in r.checks:
             out.append(f"    {check_line(c)}")
             for label, x in c.alternatives:
-                out.append(f"      under {label}: {x:.2f} tok/s -> {100 * c.value / x:.1f}%")
+                share = percent(100 * c.value / x) if x else "–"
+                out.append(f"      under {label}: {figure(x, 'tok/s')} -> {share}")
             if c.assumed:
                 out.append(f"      rests on assumed: {', '.join(c.assumed)}")
     for t, why in r.trap_notes:
