@@ -72,6 +72,10 @@ def headline(
         )
     if not ok:
         return "failed"
+    found = [r for r in shown if r.verdict in (Verdict.ERROR, Verdict.VIOLATION, Verdict.SUSPECT)]
+    if found:  # findings outside fail_on (or deprecated): named, never "no problem found"
+        r = found[0]
+        return f"`{r.id}`: {finding(r)} (does not fail the run)"
     passing = [r for r in shown if r.verdict is Verdict.PASS and reassurance(r)]
     if not passing:
         return "no problem found"
