@@ -53,7 +53,9 @@ def memory(ceiling: float, value: float, assumed: tuple[str, ...] = ()) -> RoofC
     return RoofCheck(CheckId.MEMORY, True, ceiling, value, "bw / bytes", assumed=assumed)
 
 
-def test_a_batch_1_violation_checks_the_value_first_and_never_contradicts_the_stated_batch() -> None:
+def test_a_batch_1_violation_checks_the_value_first_and_never_contradicts_the_stated_batch() -> (
+    None
+):
     # 1555 GB/s / 14 GB = 111.07 tok/s; 150 tok/s is 135%; the record states batch 1
     r = record(
         Verdict.VIOLATION, 150.0, (memory(111.07, 150.0),),
@@ -111,7 +113,10 @@ def test_a_batched_violation_names_the_batch_that_makes_it_legal() -> None:
     fix = fix_for(r)
     assert fix is not None
     assert fix.startswith("check `value`: 260 tok/s is 130% of its batched roof")
-    assert "if the batch was larger, correct `batch`: legal if the batch is at least 3 (it states 2)" in fix
+    assert (
+        "if the batch was larger, correct `batch`: legal if the batch is at least 3 (it states 2)"
+        in fix
+    )
     assert "legal at ≤ 3.076 GB of weights per token" in fix  # 4 GB x 200 / 260 = 3.0769
 
 
@@ -133,8 +138,7 @@ def test_a_compute_violation_names_the_cards_and_the_active_parameters() -> None
         "check `value`: 1,500 tok/s is 150% of its compute roof (1 x peak / (2 x 10B)); with "
         "the inputs it states, at most 1,000 tok/s is possible",
         "if the run used more accelerators, state them: at 2 cards this is 75%",
-        "if fewer parameters are active per token, state them: legal at ≤ 6.666B active "
-        "parameters",
+        "if fewer parameters are active per token, state them: legal at ≤ 6.666B active parameters",
     ]
 
 

@@ -145,6 +145,10 @@ def error_advice(message: str, path: str) -> str | None:
         return "use one of the values the repository's schema lists"
     if m := re.match(r"id '(.+?)' differs from the file name '(.+?)'", message):
         return f"rename the file to `{m[1]}.json`, or change `id` to `{m[2]}`"
+    if m := re.match(r"invalid JSON at line (\d+) column \d+: a trailing comma", message):
+        return f"remove the comma at the end of line {m[1]}"
+    if m := re.match(r"invalid JSON at line (\d+) column \d+: a comma is missing", message):
+        return f"add a comma at the end of line {m[1]}"
     if m := re.match(r"invalid JSON at line (\d+) column (\d+): (.+)", message):
         return f"fix the JSON at line {m[1]}, column {m[2]}: {m[3]}"
     if message.startswith("invalid JSON"):

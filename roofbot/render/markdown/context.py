@@ -56,7 +56,9 @@ def build_context(
     return {
         "marker": Safe(MARKER),
         "title": title,
-        "headline": md_code(headline(failing, shown, report.calibration, report.ok), 1000),
+        "headline": md_code(
+            headline(failing, shown, report.calibration, report.ok, deprecated), 1000
+        ),
         "ok": report.ok,
         "counts": counts,
         "total": len(report.records),

@@ -49,14 +49,30 @@ def reassurance(r: RecordResult) -> str | None:
     )
 
 
+def _rescued(r: RecordResult) -> bool:
+    """A pass over its batch-1 roof that the batched roof makes legal: the fact a reader
+    would doubt first."""
+    memory = next((c for c in r.checks if c.check is CheckId.MEMORY), None)
+    return memory is not None and not memory.applies and memory.percent > 100.0
+
+
+def _worth_saying(r: RecordResult) -> tuple[bool, float]:
+    """Which passing record's fact the headline gives: one the batch-1 roof would fail,
+    else the one closest to its roof."""
+    b = r.binding()
+    return _rescued(r), b.percent if b is not None else 0.0
+
+
 def headline(
     failing: Sequence[RecordResult],
     shown: Sequence[RecordResult],
     calibration: Calibration,
     ok: bool,
+    apart: Sequence[RecordResult] = (),
 ) -> str:
     """The sentence after the title. `failing`: the records that fail the run, worst first;
-    `shown`: the records the table lists (the PR moved them)."""
+    `shown`: the records the table lists (the PR moved them); `apart`: the deprecated ones,
+    whose findings are named though they do not fail the run."""
     if failing:
         r = failing[0]
         text = f"`{r.id}`: {finding(r)}"
@@ -72,16 +88,20 @@ def headline(
         )
     if not ok:
         return "failed"
-    found = [r for r in shown if r.verdict in (Verdict.ERROR, Verdict.VIOLATION, Verdict.SUSPECT)]
+    found = [
+        r
+        for r in [*shown, *apart]
+        if r.verdict in (Verdict.ERROR, Verdict.VIOLATION, Verdict.SUSPECT)
+    ]
     if found:  # findings outside fail_on (or deprecated): named, never "no problem found"
         r = found[0]
         return f"`{r.id}`: {finding(r)} (does not fail the run)"
     passing = [r for r in shown if r.verdict is Verdict.PASS and reassurance(r)]
     if not passing:
         return "no problem found"
-    closest = max(passing, key=lambda r: r.binding().percent)  # type: ignore[union-attr]
+    closest = max(passing, key=_worth_saying)
     why = reassurance(closest) or ""
     fact = f"`{closest.id}` is {why}" if why.startswith("legal") else f"`{closest.id}`: {why}"
     if len(passing) > 1:
-        return f"{len(passing)} records pass; the closest to its roof, {fact}"
+        return f"{len(passing)} records pass; {fact}"
     return fact

@@ -22,8 +22,8 @@ class Options:
 
 
 DETAILED: tuple[tuple[Options, list[str]], ...] = (
-    # a passing record's arithmetic is `roofbot explain`'s: the comment details what fails
-    (Options("failing"), []),
+    (Options("all"), []),  # a passing record's details: its roofs' arithmetic, no inputs
+    (Options("failing"), ["the arithmetic of passing and skipped records"]),
 )
 TABLES = (Options("none"), ["the arithmetic of every record"])
 CAPPED = (

@@ -162,7 +162,8 @@ def record_view(
         # the arithmetic is only built for the records that show it (3000 records' inputs
         # would otherwise be escaped at every rendering level)
         "checks": [_check_view(c, binding) for c in r.checks] if keep else [],
-        "inputs": _inputs_view(r, links) if keep else [],
+        # a pass shows its roofs' arithmetic; the inputs behind it are `roofbot explain`'s
+        "inputs": _inputs_view(r, links) if keep and r.verdict in _FIXED else [],
         "traps": [
             {"id": t, "why": notes.get(t), "link": link(traps.get(t), links)} for t in r.traps
         ],
