@@ -178,9 +178,9 @@ def test_a_pass_needs_no_fix_and_an_error_gets_the_file_s_defect() -> None:
 
     bad = RecordResult(
         "x", "data/benchmarks/x.json", Verdict.ERROR,
-        messages=(Message("error", "invalid JSON at line 3 column 2: a trailing comma"),),
+        messages=(Message("error", "invalid JSON at line 3 column 2: Expecting value"),),
     )  # fmt: skip
-    assert record_fix(bad) == "fix the JSON at line 3, column 2: a trailing comma"
+    assert record_fix(bad) == "fix the JSON at line 3, column 2: Expecting value"
 
 
 def test_one_text_in_the_findings_the_json_report_and_explain() -> None:

@@ -56,7 +56,7 @@ def test_an_input_says_assumed_once(fixtures_report: Report) -> None:
 def test_a_violation_is_labelled_a_violation_not_an_error(fixtures_report: Report) -> None:
     one = Report((by_id(fixtures_report, VIOLATION),), fixtures_report.calibration)
     body = render_report(one, {})
-    assert "`local-rtx-5090-70b-q4-decode`: 45 tok/s is 108% of its 41.51 tok/s memory roof" in body
+    assert "`local-rtx-5090-70b-q4-decode`: 45 tok/s is 108% of its 41.52 tok/s memory roof" in body
     assert "| 🟥 violation |" in body and "- error:" not in body
     explained = roofbot("explain", "--repo", str(FIXTURES), VIOLATION).stdout
     assert "  violation: 45 tok/s is 108.4%" in explained and "  error:" not in explained

@@ -117,19 +117,13 @@ def _changes_view(
 ) -> dict[str, Any] | None:
     if changes is None:
         return None
-    files, files_hidden = cap(list(changes.files), opts.max_list)
     # pins and calibration entries of the records in this report first: a pin that moves a
     # verdict is never the one a shortened comment leaves out
     instrument = sorted(changes.instrument, key=lambda c: c.key.split(": ")[0] not in reported)
     instrument, instrument_hidden = cap(instrument, opts.max_list)
     return {
         "source": changes.source,
-        "files": [
-            {"status": f.status, "path": f.path, "old_path": f.old_path, "symlink": f.symlink}
-            for f in files
-        ],
         "files_total": len(changes.files),
-        "files_hidden": files_hidden,
         "dependents": list(changes.dependents),
         "instrument": [
             {"kind": c.kind, "key": c.key, "before": c.before, "after": c.after} for c in instrument
