@@ -103,7 +103,7 @@ def rows_view(
     rows = []
     for r, d in shown:
         row = record_view(r, traps, links, keeps_details(r, opts))
-        cause = catalogue_cause(d, notes)
+        cause = catalogue_cause(d, notes) if row["failing"] else None
         if cause is not None:  # the edit first; the record's own causes after it
             row["other_causes"] = [x for x in (row["fix"],) if x] + row["other_causes"]
             row["fix"] = md_code(cause, 1000)
