@@ -39,7 +39,7 @@ from roofbot.render.markdown.levels import (
     keeps_details,
     rows_only,
 )
-from roofbot.render.markdown.records import Links
+from roofbot.render.markdown.records import Links, Move
 
 DEFAULT_TITLE = "roofcheck"
 TEMPLATE_FAILED = (
@@ -99,7 +99,9 @@ def _render_report(
     tpl = load_template(template)
     seen: dict[str, Field] = {}  # the strings escaped so far, shared by the levels
     files = Links.of(repo_url, head_sha, _cached(read) if read is not None else None)
-    notes = _field_notes((extra or {}).get("instrument"))
+    instrument = (extra or {}).get("instrument")
+    notes = _field_notes(instrument)
+    moves = _moves(instrument)
 
     def render(opts: Options, omitted: list[str]) -> str:
         ctx = build_context(
@@ -115,6 +117,7 @@ def _render_report(
             comparison=comparison,
             review=review,
             notes=notes,
+            moves=moves,
         )
         ctx.update(extra or {})  # sections other modules add (roofbot.action.instrument's review)
         text = tpl.render(escaped(ctx, seen))
@@ -144,6 +147,21 @@ def _field_notes(instrument: Any) -> dict[tuple[str, str], str]:
     for c in instrument.get("field_changes") or ():
         if isinstance(c, Mapping) and c.get("disagrees"):
             out[(str(c["record"]).rsplit("/", 1)[-1], str(c["field"]))] = str(c["disagrees"])
+    return out
+
+
+def _moves(instrument: Any) -> dict[str, Move]:
+    """The records the instrument review checked twice and found moved, by id: their
+    verdict under the base branch's instrument, and whether they are held."""
+    if not isinstance(instrument, Mapping):
+        return {}
+    held = not instrument.get("approval")
+    out: dict[str, Move] = {}
+    for m in instrument.get("moves") or ():
+        if isinstance(m, Mapping) and m.get("id") is not None:
+            out[str(m["id"])] = Move(
+                str(m["base_verdict"]), m.get("base_percent"), bool(m.get("held")) and held
+            )
     return out
 
 

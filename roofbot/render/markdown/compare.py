@@ -13,7 +13,7 @@ from roofbot.core.results import RecordResult, Verdict
 from roofbot.render.findings import line_of
 from roofbot.render.markdown.escape import Safe, md, md_code, pct
 from roofbot.render.markdown.levels import Options, cap, keeps_details
-from roofbot.render.markdown.records import EMOJI, Links, link, record_view
+from roofbot.render.markdown.records import EMOJI, Links, Move, link, record_view
 
 MOVED_MAX = 4  # inputs named per row
 _KIND_ORDER = {"worse": 0, "new": 1, "better": 2, "same": 3}
@@ -26,6 +26,12 @@ def _state(r: RecordResult | None) -> Safe:
     b = r.binding()
     where = f" {pct(b.percent)}" if b is not None else f" {r.verdict.value}"
     return Safe(f"{EMOJI[r.verdict]}{where}")
+
+
+def _base_state(m: Move) -> Safe:
+    emoji = next((e for v, e in EMOJI.items() if v.value == m.verdict), "")
+    where = pct(m.percent) if m.percent is not None else md(m.verdict)
+    return Safe(f"{emoji} {where}")
 
 
 def _stem(path: str) -> str:
@@ -87,6 +93,7 @@ def rows_view(
     links: Links,
     opts: Options,
     notes: Mapping[tuple[str, str], str],
+    moves: Mapping[str, Move],
 ) -> dict[str, Any]:
     """The table: the records the PR moved and those that fail, worst first (every record
     where there is no comparison), capped at `opts.max_rows`; `unmoved` counts the rest."""
@@ -94,7 +101,12 @@ def rows_view(
     unmoved = 0
     for r in records:
         d = comparison.of(r.id) if comparison is not None else None
-        if comparison is not None and not _moved(d) and r.verdict not in _FAILING:
+        if (
+            comparison is not None
+            and not _moved(d)
+            and r.verdict not in _FAILING
+            and r.id not in moves
+        ):
             unmoved += 1
             continue
         chosen.append((r, d))
@@ -111,6 +123,9 @@ def rows_view(
         row["after"] = _state(r)
         row["worse"] = d is not None and _worse(d)
         row["moved"] = _moved_text(d, links) if d is not None else None
+        move = moves.get(r.id)
+        row["under_base"] = _base_state(move) if move is not None else None
+        row["held"] = move is not None and move.held
         rows.append(row)
     return {
         "rows": rows,

@@ -15,7 +15,7 @@ from roofbot.render.markdown.compare import rows_view
 from roofbot.render.markdown.escape import Safe, md_code
 from roofbot.render.markdown.headline import headline
 from roofbot.render.markdown.levels import Options, cap
-from roofbot.render.markdown.records import EMOJI, Links
+from roofbot.render.markdown.records import EMOJI, Links, Move
 
 MARKER = "<!-- roofbot:roofcheck -->"
 """The comment's first line, hidden on the page: how roofbot finds its sticky comment again."""
@@ -35,6 +35,7 @@ def build_context(
     comparison: Comparison | None = None,
     review: Mapping[str, Any] | None = None,
     notes: Mapping[tuple[str, str], str] | None = None,
+    moves: Mapping[str, Move] | None = None,
 ) -> dict[str, Any]:
     """The context of one rendering level (`opts`; `omitted`: what it leaves out, said on
     the page). `traps`: each trap's documentation; `links`: where file links point; `notes`:
@@ -50,7 +51,7 @@ def build_context(
     if comparison is not None:  # what the PR made worse is the news: it leads
         failing.sort(key=lambda r: not _made_worse(comparison, r))
     messages, messages_hidden = cap([m.text for m in report.messages], opts.max_list)
-    table = rows_view(current, comparison, traps, links, opts, notes or {})
+    table = rows_view(current, comparison, traps, links, opts, notes or {}, moves or {})
     shown_ids = {row["id"] for row in table["rows"]}
     shown = [r for r in current if r.id in shown_ids] or current
     return {
@@ -67,7 +68,7 @@ def build_context(
         "deprecated_fail": report.deprecated_fail,
         "coverage": {"token_rate": report.token_rate_records, "checked": report.checked},
         "records": table,
-        "deprecated": rows_view(deprecated, None, traps, links, opts, {}),
+        "deprecated": rows_view(deprecated, None, traps, links, opts, {}, {}),
         "calibration": _calibration_view(report.calibration, opts),
         "messages": messages,
         "messages_hidden": messages_hidden,

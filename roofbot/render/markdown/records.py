@@ -32,6 +32,15 @@ _CATALOGUE_PATH = re.compile(r"^([a-z_]+ -> )?([A-Za-z0-9_./\-]+\.json)(?=:|$)")
 
 
 @dataclass(frozen=True)
+class Move:
+    """A record the instrument review checked under the base branch's instrument too."""
+
+    verdict: str  # its verdict there
+    percent: float | None  # its percent of its binding roof there
+    held: bool  # passes only under the PR's instrument, and not yet approved
+
+
+@dataclass(frozen=True)
 class Links:
     """Where the comment's links point: `blob` is `<server>/<owner>/<repo>/blob/<sha>` (every
     link absolute, so it works in the job summary and in notification e-mails too), None
