@@ -124,7 +124,10 @@ def rows_view(
         row["worse"] = d is not None and _worse(d)
         row["moved"] = _moved_text(d, links) if d is not None else None
         move = moves.get(r.id)
-        row["under_base"] = _base_state(move) if move is not None else None
+        # a record new to the base branch: its verdict under the base's instrument (a record
+        # on the base already has it in its "base" column)
+        new = d is None or d.before is None
+        row["under_base"] = _base_state(move) if move is not None and new else None
         row["held"] = move is not None and move.held
         rows.append(row)
     return {
