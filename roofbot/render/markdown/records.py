@@ -12,7 +12,7 @@ from typing import Any
 
 from roofbot.core.figures import roof_name
 from roofbot.core.provenance import Input
-from roofbot.core.results import RecordResult, RoofCheck, Verdict
+from roofbot.core.results import CheckId, RecordResult, RoofCheck, Verdict
 from roofbot.core.units import show_input
 from roofbot.render.confusables import reveal
 from roofbot.render.findings import Read, line_of, record_causes, record_findings
@@ -129,11 +129,20 @@ def _check_view(c: RoofCheck, binding: RoofCheck | None) -> dict[str, Any]:
     }
 
 
+_COMPUTE_ONLY = frozenset({"compute_precision", "peak_tflops", "active_params_b"})
+"""Inputs only the compute roof reads: listed where it binds (its line says its figures)."""
+
+
 def _inputs_view(r: RecordResult, links: Links) -> list[dict[str, Any]]:
-    """The inputs' rows; a catalogue file is linked from its first row only."""
+    """The inputs' rows (those of the binding roof); a catalogue file is linked from its
+    first row only."""
+    b = r.binding()
+    skip = _COMPUTE_ONLY if b is not None and b.check is not CheckId.COMPUTE else frozenset()
     seen: set[str] = set()
     out = []
     for name, i in r.inputs:
+        if name in skip:
+            continue
         m = _CATALOGUE_PATH.match(i.source)
         first = m is None or m[2] not in seen
         if m is not None:
