@@ -340,3 +340,37 @@ def test_the_checks_catch_what_they_are_for() -> None:
     for text in bad:
         with pytest.raises(AssertionError):
             assert_renders_clean(text)
+
+
+# ------------------------------------------------------------------ the terminal
+
+
+def check_corpus(*flags: str) -> list[str]:
+    run = subprocess.run(
+        [sys.executable, "-m", "roofbot", "check", "--repo", str(CORPUS), *flags],
+        capture_output=True, text=True, check=False, timeout=300,
+    )  # fmt: skip
+    assert run.returncode == 1, run.stderr
+    return run.stdout.splitlines()
+
+
+@corpus
+def test_check_on_the_corpus_puts_verdicts_first_and_groups_identical_catalogue_errors() -> None:
+    lines = check_corpus()
+    assert "error     55 accelerators: a `flops` row lacks `basis`; list with -v" in lines
+    first_catalogue = lines.index(next(ln for ln in lines if ln.startswith("catalogue files (")))
+    verdicts = [i for i, ln in enumerate(lines) if re.match(r"(violation|suspect) ", ln)]
+    assert verdicts and max(verdicts) < first_catalogue  # the benchmark verdicts come first
+    assert not any(ln.strip().startswith("data/accelerators/") for ln in lines)  # grouped
+    assert len(lines) < 250, len(lines)
+
+
+@corpus
+def test_check_quiet_prints_only_what_fails_and_verbose_cuts_nothing() -> None:
+    quiet = check_corpus("-q")
+    assert not any(ln.startswith(("pass ", "unchecked ", "coverage:")) for ln in quiet)
+    assert quiet[-1] == "NOT OK" and len(quiet) < 100, len(quiet)
+    verbose = check_corpus("-v")
+    assert sum(ln.strip().startswith("data/accelerators/") for ln in verbose) >= 55  # listed
+    aqlm = next(ln for ln in verbose if "'aqlm' is not one of" in ln)
+    assert aqlm.rstrip().endswith("]"), aqlm  # the schema's whole list of values

@@ -100,6 +100,11 @@ def syntax_error(text: str, e: json.JSONDecodeError) -> str:
     property name"), a missing comma after the value it should follow."""
     before = text[: e.pos].rstrip()
     closing = text[e.pos : e.pos + 1]
+    if not text[e.pos :].strip() and before:
+        return (
+            f"invalid JSON at line {e.lineno} column {e.colno}: the file ends before its "
+            "closing brackets (it is cut short)"
+        )
     if before.endswith(",") and closing in "}]" and closing:
         line, col = _line_col(text, len(before) - 1)
         return (

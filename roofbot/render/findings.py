@@ -138,8 +138,12 @@ def error_advice(message: str, path: str) -> str | None:
         return f"write {_where(m[1])} as a JSON number without quotes: {m[2]}"
     if m := re.search(r"\('([^']+)' was unexpected\)", message):
         return f"remove `{m[1]}`: the schema allows no other field (put the fact in `notes`)"
-    if m := re.search(r"at ([^:]+): (.+) is not one of \[(.*)\]", message):
-        allowed = ", ".join(f"`{v.strip().strip(chr(39))}`" for v in m[3].split(",") if v.strip())
+    if m := re.search(r"at ([^:]+): (.+?) is not one of \[(.*)", message):
+        listed = m[3].split("]")[0]
+        values = [v.strip().strip("'\"") for v in listed.split(",") if v.strip()]
+        whole = "]" in m[3]  # a long message is cut: its list then ends in "…"
+        values = [v for v in values if v and "…" not in v]
+        allowed = ", ".join(f"`{v}`" for v in values) + ("" if whole else ", …")
         return f"{_where(m[1])} is {m[2]}: use one of {allowed}"
     if "is not one of" in message:
         return "use one of the values the repository's schema lists"
@@ -147,6 +151,8 @@ def error_advice(message: str, path: str) -> str | None:
         return f"rename the file to `{m[1]}.json`, or change `id` to `{m[2]}`"
     if m := re.match(r"invalid JSON at line (\d+) column \d+: a trailing comma", message):
         return f"remove the comma at the end of line {m[1]}"
+    if re.match(r"invalid JSON at line \d+ column \d+: the file ends before", message):
+        return "the file is cut short: restore its end (every `{` and `[` closed)"
     if m := re.match(r"invalid JSON at line (\d+) column \d+: a comma is missing", message):
         return f"add a comma at the end of line {m[1]}"
     if m := re.match(r"invalid JSON at line (\d+) column (\d+): (.+)", message):
