@@ -23,6 +23,7 @@ from roofbot.core.figures import percent, roof_name
 from roofbot.core.results import RecordResult, Report, Verdict
 from roofbot.render.findings import line_of, record_findings, record_fix
 from roofbot.render.markdown.escape import fix_markdown, md
+from roofbot.render.markdown.headline import finding
 
 KEY = re.compile(r"<!-- roofbot:finding ([0-9a-f]{16}) -->")
 MAX_INLINE = 20  # line comments in one review at most; the rest stay in the sticky comment
@@ -122,7 +123,9 @@ def _section(r: RecordResult, moved_by: str | None) -> str:
     lines = [head]
     if moved_by:
         lines.append(moved_by)
-    if r.messages:
+    if b is not None and r.verdict in (Verdict.VIOLATION, Verdict.SUSPECT):
+        lines.append(_plain(finding(r)))  # in the comment's words and figures
+    elif r.messages:
         lines.append(_plain(r.messages[0].text))
     if b is not None:
         lines.append(f"Arithmetic: `{_code(b.formula)}`")
