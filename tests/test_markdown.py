@@ -318,3 +318,4 @@ def test_md_code_keeps_code_spans_and_escapes_the_rest() -> None:
     out = md_code("set `accelerator_ids` for @everyone <b>#1</b> and `odd")
     assert out.startswith("set `accelerator_ids` for @\u200beveryone &lt;b&gt;#\u200b1")
     assert out.count("`") == 2  # the odd backtick opens no span
+    assert md_code("remove `<img src=x>`") == "remove &lt;img src=x&gt;"  # no tag, even inert

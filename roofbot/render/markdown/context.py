@@ -122,8 +122,16 @@ def _changes_view(
     # verdict is never the one a shortened comment leaves out
     instrument = sorted(changes.instrument, key=lambda c: c.key.split(": ")[0] not in reported)
     instrument, instrument_hidden = cap(instrument, opts.max_list)
+    files, files_hidden = cap(list(changes.files), opts.max_list)
     return {
         "source": changes.source,
+        # the built-in comment counts the files (each record is a row of its table); a
+        # repository's own template may list them
+        "files": [
+            {"status": f.status, "path": f.path, "old_path": f.old_path, "symlink": f.symlink}
+            for f in files
+        ],
+        "files_hidden": files_hidden,
         "files_total": len(changes.files),
         "dependents": list(changes.dependents),
         "instrument": [

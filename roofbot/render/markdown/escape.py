@@ -124,9 +124,19 @@ def md_code(value: object, limit: int = MAX_FIELD_CHARS) -> Safe:
     parts = text.split("`")
     if len(parts) % 2 == 0:  # an odd backtick: no span is closed by it
         parts[-2:] = [parts[-2] + "'" + parts[-1]]
-    out = [str(md(p, limit)) if i % 2 == 0 else f"`{p}`" if p.strip() else "" for i, p in
+    out = [str(md(p, limit)) if i % 2 != 1 else _span(p, limit) for i, p in
            enumerate(parts)]  # fmt: skip
     return Safe("".join(out))
+
+
+def _span(text: str, limit: int) -> str:
+    """A code span, where its text is plain; text with HTML's characters, a mention, a
+    reference or an address (a stranger's id or key) is escaped as prose instead, so none
+    reaches the page, even inert."""
+    if not text.strip():
+        return ""
+    risky = re.search(r"[<>&@#]|://|www\.|GH-\d", text, re.IGNORECASE)
+    return f"`{text}`" if not risky else str(md(text, limit))
 
 
 def fix_markdown(r: RecordResult, fix: str) -> Safe:
