@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
+import os
+import re
+import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,6 +74,28 @@ def git_top(root: Path) -> Path:
     return Path(out.decode("utf-8", "surrogateescape").strip())
 
 
+def repo_url(root: Path) -> str | None:
+    """Where the comment's links point: `$GITHUB_SERVER_URL/$GITHUB_REPOSITORY` where both
+    are set (as in a workflow), else the `origin` remote's web address where it is an https
+    or `git@` address of a forge, else None (files are named, not linked)."""
+    server, repo = os.environ.get("GITHUB_SERVER_URL"), os.environ.get("GITHUB_REPOSITORY")
+    if server and repo:
+        return f"{server.rstrip('/')}/{repo}"
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(root), "remote", "get-url", "origin"],
+            capture_output=True, text=True, check=False, timeout=10,
+        )  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return None
+    remote = out.stdout.strip().removesuffix(".git")
+    if m := re.fullmatch(r"git@([A-Za-z0-9.\-]+):([\w.\-]+/[\w.\-]+)", remote):
+        return f"https://{m[1]}/{m[2]}"
+    if re.fullmatch(r"https://[A-Za-z0-9.\-:]+/[\w.\-]+/[\w.\-]+", remote):
+        return remote
+    return None
+
+
 def preview(
     root: Path, base_ref: str, head_ref: str, fail_on: frozenset[Verdict] | None = None
 ) -> Preview:
@@ -123,6 +148,7 @@ def _settings(root: Path, event: PullEvent, fail_on: frozenset[Verdict] | None) 
         fail_on=fail_on,
         summary_url=None,
         plot_dir=plot_dir,
+        repo_url=repo_url(root),
     )
 
 

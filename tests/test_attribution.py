@@ -149,7 +149,8 @@ def test_a_one_record_edit_that_keeps_a_pass_is_green(tmp_path: Path) -> None:
     assert "roofcheck: success: 3 checked: 2 error, 1 pass (2 already on main)" in status
     assert "🆕" not in comment and "| new |" not in comment
     assert "Already on the base branch: 2 invalid catalogue files" in comment
-    assert "| ✅ pass 92.9% | ✅ pass 91.8% | value 85 → 84 |" in comment
+    assert "| ✅ 92.9% → ✅ 91.8% | memory roof 91.53 tok/s | `value` 85 → 84 |" in comment
+    assert "(2 with findings already on the base branch)" in comment
     assert "nvidia-rtx-5090" not in _what_to_fix(comment)
     assert "**What to fix:**" not in comment
     # the pre-commit hook's JSON report agrees: ok, and which findings are the base's
@@ -167,8 +168,9 @@ def test_a_30_record_date_bump_is_green_and_its_counts_agree(tmp_path: Path) -> 
     code, comment, status = _preview(pull, tmp_path)
     assert code == 0, status
     assert "roofcheck: success" in status and "already on main" in status
-    assert "🔺 0 made worse" in comment and "🆕" not in comment
-    assert "### ✅ roofcheck: no problem found" in comment
+    assert "🆕" not in comment and "→ **" not in comment  # nothing made worse, nothing new
+    assert "(28 not moved by this PR; 6 with findings already on the base branch)" in comment
+    assert "### ✅ roofcheck: 18 records pass" in comment
     assert "Already on the base branch: " in comment
 
 
@@ -190,11 +192,12 @@ def test_a_record_raised_past_its_roof_is_red_for_that_record_only(tmp_path: Pat
     code, comment, status = _preview(pull, tmp_path)
     assert code == 1
     assert "roofcheck: failure: 3 checked: 2 error, 1 violation (2 already on main)" in status
-    assert "🔺 1 made worse" in comment
+    assert "| ✅ 92.9% → **🟥 218%** |" in comment  # made worse, in bold
     fix = _what_to_fix(comment)
     assert "local-rtx-5090-32b-q4-decode" in fix
     assert "nvidia-rtx-5090.json" not in fix and "qwen3-32b" not in fix
-    assert "Fails on: error, violation (1 record)" in comment
+    headline = comment.splitlines()[1]
+    assert "local-rtx-5090-32b-q4-decode" in headline and "more failing" not in headline
 
 
 def test_a_violation_made_worse_is_red_even_with_the_same_verdict(tmp_path: Path) -> None:
@@ -202,7 +205,7 @@ def test_a_violation_made_worse_is_red_even_with_the_same_verdict(tmp_path: Path
     pull = _branch(tmp_path, {draft: _with(draft, value=60.0)})
     code, comment, status = _preview(pull, tmp_path)
     assert code == 1, status
-    assert "🔺 1 made worse" in comment
+    assert "| 🟥 230% → **🟥 251%** |" in comment  # the same verdict, a higher percent
     assert "local-rtx-pro-6000-70b-q8-decode" in _what_to_fix(comment)
     # the same record left at its percent (a date bump) is the base's finding
     pull = _branch(tmp_path / "same", {draft: _with(draft, updated="2026-11-02")})
@@ -216,7 +219,7 @@ def test_an_invalid_catalogue_file_the_pr_edits_is_the_prs(tmp_path: Path) -> No
     code, comment, status = _preview(pull, tmp_path)
     assert code == 1, status
     assert "nvidia-rtx-5090" in _what_to_fix(comment)
-    assert "🔺 1 made worse" in comment
+    assert "| ❗ error → **❗ error** | – | edited by this PR" in comment
 
 
 def test_a_catalogue_file_the_pr_makes_invalid_is_introduced(tmp_path: Path) -> None:
@@ -319,7 +322,7 @@ def test_the_real_catalogue_update_is_green_and_says_what_it_fixed_and_moved(
     assert run.code == 0, run.stdout
     assert final["state"] == "success" and "(8 already on master)" in final["description"]
     body = gh.comments_on(PR)[0].body
-    assert "### ✅ roofcheck: no problem found" in body
+    assert body.splitlines()[1].startswith("### ✅ roofcheck: ")
     # the files it makes valid are fixed, the base's own problems are not the PR's
     invalid_before = _invalid_files(pull, "main")
     fixed = sorted(p for p in update if p in invalid_before)
@@ -329,11 +332,11 @@ def test_the_real_catalogue_update_is_green_and_says_what_it_fixed_and_moved(
     assert "4 violations" in existing and "1 invalid catalogue file" in existing
     # before -> after: B200's bandwidth 8000 -> 7700 moves its records up, and says why
     row = next(ln for ln in body.splitlines() if "| [trtllm-llama33-70b-fp4-b200-tp1-tps]" in ln)
-    assert "✅ pass 9.5% | ✅ pass 10.5%" in row
-    assert "memory\\_bandwidth\\_gbps 8000 → 7700" in row and "nvidia-b200" in row
+    assert "✅ 9.49% → **✅ 10.5%**" in row  # higher: in bold, though it passes
+    assert "`memory_bandwidth_gbps` 8000 → 7700 in [nvidia-b200]" in row
     # held: nothing (every record the edit moves passes under both catalogues), and the
     # check-twice says so
-    assert "#### Checked under both instruments" in body
+    assert "**Checked under both instruments:**" in body
     assert "A maintainer must approve" not in body and "**Held**" not in body
     assert "🆕" not in body and "| new |" not in body
 

@@ -174,7 +174,7 @@ def test_owner_reruns_the_check_on_the_current_head(tmp_path: Path, gh: FakeGitH
         f"https://github.com/{gh.full_name}/actions/runs/4242"
     )
     sticky = _bot_comments(gh, STICKY)
-    assert len(sticky) == 1 and "135.0%" in sticky[0].body
+    assert len(sticky) == 1 and "135%" in sticky[0].body
     assert _reactions(gh, cid) == ["eyes", "rocket"]
     assert gh.count("GET", rf"/pulls/{PR}$") == 1  # the head SHA comes from the API
     assert gh.count("GET", r"/collaborators/") == 0  # OWNER: no permission lookup
@@ -333,7 +333,7 @@ def test_api_mode_when_the_head_was_not_fetched(tmp_path: Path, gh: FakeGitHub) 
     run = _comment(tmp_path, gh, pull, comment_event(gh, "/roofcheck", comment_id=cid))
     assert "changed files from api: 1" in run.stdout
     assert [s["state"] for s in gh.statuses[pull.head]] == ["pending", "failure"]
-    assert "135.0%" in _bot_comments(gh, STICKY)[0].body
+    assert "135%" in _bot_comments(gh, STICKY)[0].body
 
 
 def test_github_failing_is_confused_and_never_pending(tmp_path: Path, gh: FakeGitHub) -> None:

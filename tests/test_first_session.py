@@ -84,6 +84,8 @@ def run_page(tmp_path: Path, *, install: bool) -> None:
         "LC_ALL": "C.UTF-8",
         "PIP_DISABLE_PIP_VERSION_CHECK": "1",
     }
+    if not install:  # this checkout's code, not an editable install of another worktree's
+        env["PYTHONPATH"] = str(ROOT)
     for key in ("PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "PIP_CONFIG_FILE"):
         if key in os.environ:
             env[key] = os.environ[key]

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from roofbot.core.fix import fix_for
+from roofbot.core.fix import causes_for, fix_for
 from roofbot.core.provenance import Basis, Input
 from roofbot.core.results import (
     Calibration,
@@ -53,18 +53,52 @@ def memory(ceiling: float, value: float, assumed: tuple[str, ...] = ()) -> RoofC
     return RoofCheck(CheckId.MEMORY, True, ceiling, value, "bw / bytes", assumed=assumed)
 
 
-def test_a_batch_1_violation_is_legal_below_the_roof_at_fewer_bytes_or_as_a_batch() -> None:
-    # 1555 GB/s / 14 GB = 111.07 tok/s; 150 tok/s is 135%
+def test_a_batch_1_violation_checks_the_value_first_and_never_contradicts_the_stated_batch() -> (
+    None
+):
+    # 1555 GB/s / 14 GB = 111.07 tok/s; 150 tok/s is 135%; the record states batch 1
     r = record(
         Verdict.VIOLATION, 150.0, (memory(111.07, 150.0),),
         rate=stated(RateKind.PER_SEQUENCE), count=stated(1), active_bytes=stated(14 * GB),
-        batch=stated(1),
+        batch=stated(1), bandwidth_gbps=stated(1555.0),
     )  # fmt: skip
-    assert fix_for(r) == (
-        "legal at a `value` ≤ 111 tok/s (the memory-roof); or legal as the aggregate of a "
-        "batch of at least 2 sequences; or legal at ≤ 10.3 GB of weights per token "
-        "(it reads 14 GB)"
+    causes = causes_for(r)
+    assert causes[0] == (
+        "check `value`: 150 tok/s is 135% of its memory roof (bw / bytes); with the inputs it "
+        "states, at most 111 tok/s is possible"
     )
+    assert causes[1] == (
+        "if the run read fewer weights per token, name its format: legal at ≤ 10.36 GB of "
+        "weights per token (it reads 14 GB)"
+    )
+    assert causes[-1].startswith("the part's bandwidth changes only with a cited datasheet")
+    assert not any("aggregate" in c for c in causes)  # batch 1 is stated: never "a batch of 2"
+    assert fix_for(r) == "; or ".join(causes)
+
+
+def test_a_per_user_figure_at_a_stated_batch_is_first_asked_whether_it_is_the_aggregate() -> None:
+    # per-user 150 tok/s at a stated batch of 8, over the 111 tok/s batch-1 roof: the likely
+    # slip is the batch's total filed as per-user (then 150 / (8 x 111.07) = 16.9%)
+    r = record(
+        Verdict.VIOLATION, 150.0, (memory(111.07, 150.0),),
+        rate=stated(RateKind.PER_SEQUENCE), count=stated(1), active_bytes=stated(14 * GB),
+        batch=Input(8, 'methodology: "batch size 8"', Basis.TEXT),
+    )  # fmt: skip
+    first = causes_for(r)[0]
+    assert first == (
+        'if 150 tok/s is the total of the batch of 8 (methodology: "batch size 8"), it was '
+        "filed as per-user: file it as the aggregate (then it is 16.9% of its batched roof)"
+    )
+
+
+def test_a_value_past_its_roof_never_starts_with_the_datasheet() -> None:
+    r = record(
+        Verdict.VIOLATION, 57.6, (memory(35.714, 57.6),),
+        rate=stated(RateKind.PER_SEQUENCE), count=stated(1), active_bytes=stated(14 * GB),
+        bandwidth_gbps=stated(500.0), batch=stated(1),
+    )  # fmt: skip
+    causes = causes_for(r)
+    assert "datasheet" not in causes[0] and "datasheet" in causes[-1]
 
 
 def test_a_batched_violation_names_the_batch_that_makes_it_legal() -> None:
@@ -78,16 +112,20 @@ def test_a_batched_violation_names_the_batch_that_makes_it_legal() -> None:
     )  # fmt: skip
     fix = fix_for(r)
     assert fix is not None
-    assert "legal if the batch is at least 3 (it states 2)" in fix
-    assert "legal at ≤ 3.07 GB of weights per token" in fix  # 4 GB x 200 / 260 = 3.077
+    assert fix.startswith("check `value`: 260 tok/s is 130% of its batched roof")
+    assert (
+        "if the batch was larger, correct `batch`: legal if the batch is at least 3 (it states 2)"
+        in fix
+    )
+    assert "legal at ≤ 3.076 GB of weights per token" in fix  # 4 GB x 200 / 260 = 3.0769
 
 
 def test_the_bound_is_rounded_so_that_the_figure_it_names_is_legal() -> None:
     r = record(
-        Verdict.VIOLATION, 18.0, (memory(15.48, 18.0),),
+        Verdict.VIOLATION, 18.0, (memory(15.4799, 18.0),),
         rate=stated(RateKind.PER_SEQUENCE), count=stated(1), active_bytes=stated(35.27 * GB),
     )  # fmt: skip
-    assert "≤ 15.4 tok/s" in (fix_for(r) or "")  # 15.5 would be over 15.48
+    assert "at most 15.47 tok/s" in (fix_for(r) or "")  # 15.48 would be over 15.4799
 
 
 def test_a_compute_violation_names_the_cards_and_the_active_parameters() -> None:
@@ -96,10 +134,12 @@ def test_a_compute_violation_names_the_cards_and_the_active_parameters() -> None
         Verdict.VIOLATION, 1500.0, (comp,), count=stated(1), active_params_b=stated(10.0),
         rate=stated(RateKind.AGGREGATE),
     )  # fmt: skip
-    assert fix_for(r) == (
-        "legal at a `value` ≤ 1,000 tok/s (the compute-roof); or with more accelerators: at 2 "
-        "cards this is 75%; or legal at ≤ 6.66B active parameters"
-    )
+    assert causes_for(r) == [
+        "check `value`: 1,500 tok/s is 150% of its compute roof (1 x peak / (2 x 10B)); with "
+        "the inputs it states, at most 1,000 tok/s is possible",
+        "if the run used more accelerators, state them: at 2 cards this is 75%",
+        "if fewer parameters are active per token, state them: legal at ≤ 6.666B active parameters",
+    ]
 
 
 def test_an_assumed_count_says_what_the_stated_count_would_make_it() -> None:
@@ -138,9 +178,9 @@ def test_a_pass_needs_no_fix_and_an_error_gets_the_file_s_defect() -> None:
 
     bad = RecordResult(
         "x", "data/benchmarks/x.json", Verdict.ERROR,
-        messages=(Message("error", "invalid JSON at line 3 column 2"),),
+        messages=(Message("error", "invalid JSON at line 3 column 2: Expecting value"),),
     )  # fmt: skip
-    assert record_fix(bad) == "fix the JSON syntax at that line and column"
+    assert record_fix(bad) == "fix the JSON at line 3, column 2: Expecting value"
 
 
 def test_one_text_in_the_findings_the_json_report_and_explain() -> None:
@@ -162,7 +202,7 @@ def test_explain_on_the_command_line_prints_the_fix() -> None:
          "local-rtx-pro-6000-70b-q8-decode"],
         capture_output=True, text=True, check=True,
     )  # fmt: skip
-    assert "  to fix: legal at a `value` ≤ 23.9 tok/s (the memory-roof)" in out.stdout
+    assert "  to fix: check `value`: 55 tok/s is 230% of its memory roof" in out.stdout
 
 
 def test_a_memory_violation_names_the_bandwidth_that_makes_it_legal() -> None:
@@ -172,7 +212,7 @@ def test_a_memory_violation_names_the_bandwidth_that_makes_it_legal() -> None:
         rate=stated(RateKind.PER_SEQUENCE), count=stated(1), active_bytes=stated(14 * GB),
         bandwidth_gbps=stated(500.0),
     )  # fmt: skip
-    assert "legal at ≥ 807 GB/s per part (it has 500)" in (fix_for(r) or "")
+    assert "legal at ≥ 806.5 GB/s per part (it has 500)" in (fix_for(r) or "")
 
 
 def test_a_check_with_a_non_finite_figure_gives_no_fix_and_no_crash() -> None:

@@ -195,8 +195,8 @@ def test_a_pr_annotation_is_at_the_line_its_finding_names(tmp_path: Path) -> Non
 @pytest.mark.parametrize(
     ("name", "line", "says"),
     [
-        ("truncated.json", "13:14", "fix the JSON syntax"),
-        ("missing-required-fields.json", "1", "add the field `engine_id`"),
+        ("truncated.json", "13:14", "the file is cut short: restore its end"),
+        ("missing-required-fields.json", "1", "add `engine_id`: the repository's schema"),
         ("value-as-string.json", None, "write `value` as a JSON number without quotes: 100.0"),
         ("value-null.json", None, "`value` is null"),
         ("id-stem-mismatch.json", None, "rename the file to `mpt7b-a100-bs1-per-user"),
@@ -226,9 +226,11 @@ def test_a_violation_says_what_to_check_at_the_value_line() -> None:
     assert m and text[int(m[1]) - 1].lstrip().startswith('"value"')
     # the inverse of its memory roof (1792 GB/s / 74.97 GB = 23.90 tok/s), in its own terms
     assert (
-        "to fix: legal at a `value` ≤ 23.9 tok/s (the memory-roof); or legal as the aggregate "
-        "of a batch of at least 3 sequences; or legal at ≤ 32.5 GB of weights per token "
-        "(it reads 75 GB); or legal at ≥ 4,124 GB/s per part (it has 1792)" in out.stdout
+        "to fix: check `value`: 55 tok/s is 230% of its memory roof (1792 GB/s / 74.97 GB = "
+        "23.90 tok/s); with the inputs it states, at most 23.9 tok/s is possible; or if the run "
+        "read fewer weights per token, name its format: legal at ≤ 32.58 GB of weights per "
+        "token (it reads 74.97 GB); or the part's bandwidth changes only with a cited datasheet "
+        "(legal at ≥ 4,124 GB/s per part (it has 1,792))" in out.stdout
     )
 
 

@@ -65,7 +65,7 @@ def test_a_link_is_never_followed_in_api_mode(tmp_path: Path, gh: FakeGitHub) ->
     run = run_action(tmp_path, pull, gh)
     assert run.code == 1
     body = gh.comments_on(PR)[0].body
-    assert "z-link.json (symbolic link: not read)" in body
+    assert "z-link.json can't be read: it is a symbolic link" in body
     report = json.loads(Path(run.outputs["report-path"]).read_text("utf-8"))
     (linked,) = [r for r in report["records"] if r["path"] == LINK]
     assert linked["verdict"] == "error"

@@ -91,7 +91,7 @@ def test_a_pr_cannot_loosen_the_calibration_pins_or_tolerance(
     assert "tolerance 0.1 pp" in body  # the base's tolerance judged it
     assert "| pin | mpt7b-a100-bs1-per-user-decode-tps: weight\\_bytes | 14 GB | 4 GB |" in body
     assert "**Not applied**" in body
-    assert "270.0%" in body
+    assert "270%" in body
 
 
 def test_a_pr_cannot_drop_the_calibration_set(tmp_path: Path, gh: FakeGitHub) -> None:
@@ -100,7 +100,7 @@ def test_a_pr_cannot_drop_the_calibration_set(tmp_path: Path, gh: FakeGitHub) ->
     config = _config()[:start] + "calibration: null\n\n" + _config()[end:]
     pull, _ = _run(tmp_path, gh, {MPT: _calibration_record_at(270), CONFIG: config})
     assert _final(gh, pull.head)["state"] == "failure"
-    assert "#### Calibration (broken" in _sticky(gh)
+    assert "**The calibration set no longer reproduces**" in _sticky(gh)
 
 
 def _new_4090_record(percent_of_base_roof: float) -> str:
@@ -127,9 +127,11 @@ def test_a_record_that_passes_only_on_its_edited_part_is_held(
     assert (final["state"], final["description"]) == ("failure", HELD)
     body = _sticky(gh)
     assert "| accelerators/nvidia-rtx-4090 | memory\\_bandwidth\\_gbps | 1008 | 10080 |" in body
-    assert "#### Checked under both instruments" in body
-    row = [line for line in body.splitlines() if line.startswith("| new-4090-qwen3-14b-awq")]
-    assert row and "violation 348.0%" in row[0] and "pass 34.8%" in row[0], row
+    assert "**Checked under both instruments:**" in body
+    assert body.index("**A maintainer must approve**") < body.index("<details>")  # first screen
+    row = [line for line in body.splitlines() if "[new-4090-qwen3-14b-awq" in line]
+    assert row and "(🟥 348% under the base branch's instrument" in row[0], row
+    assert "new → ✅ 34.8%" in row[0], row
     assert "held: passes only under this pull request's instrument" in row[0]
     assert "/roofcheck approve" in body
 
@@ -140,7 +142,7 @@ def test_a_catalogue_edit_that_changes_no_verdict_is_not_held(
     pull, run = _run(tmp_path, gh, {NEW: _new_4090_record(50), RTX4090: _faster_4090(1.01)})
     assert run.code == 0, run.stdout
     assert _final(gh, pull.head)["state"] == "success"
-    assert "#### Checked under both instruments" in _sticky(gh)
+    assert "**Checked under both instruments:**" in _sticky(gh)
 
 
 def _approve(tmp: Path, gh: FakeGitHub, pull: Pull, login: str, association: str) -> Any:
@@ -225,5 +227,6 @@ def test_a_pr_may_pin_only_the_records_it_adds(tmp_path: Path, gh: FakeGitHub) -
     assert "**Not applied**" not in body
     # checked twice: without the PR's pin it is a violation, so it is held
     assert _final(gh, pull.head)["description"] == HELD, run.stdout
-    row = [line for line in body.splitlines() if line.startswith("| new-pinned |")]
-    assert row and "violation 348.0%" in row[0] and "pass 34.8%" in row[0], row
+    row = [line for line in body.splitlines() if "[new-pinned](" in line]
+    assert row and "(🟥 348% under the base branch's instrument" in row[0], row
+    assert "→ ✅ 34.8%" in row[0], row

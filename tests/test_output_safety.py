@@ -130,7 +130,7 @@ def test_a_template_outside_its_folder_or_unsafe_falls_back(tmp_path: Path, gh: 
     body = _sticky(gh)
     assert "SECRET-OUTSIDE-7f3a" not in body + run.summary + run.stdout
     assert "could not be rendered" in body and "built-in template" in body
-    assert "#### Calibration" in body  # the built-in report, whole
+    assert "| base → this PR |" in body and "calibration ok" in body  # the built-in report
     assert gh.statuses[pull.head][-1]["state"] in ("success", "failure")
 
     # a sandbox SecurityError: the same fallback, not a crash

@@ -65,7 +65,7 @@ def test_pr_without_the_plot_extra_comments_without_a_chart(
     assert NO_CHART in run.stdout
     assert gh.statuses[pull.head][-1]["state"] == "failure"  # not "error"
     (comment,) = gh.comments_on(PR)
-    assert "(pinned) | 150 | memory-roof | 135.0% |" in (comment.body)
+    assert "(pinned) | ✅ 51.9% → **🟥 135%** | memory roof 111.1 tok/s |" in comment.body
     assert NO_CHART in comment.body.replace("\\", "")  # as GitHub shows the escaped text
     assert "[roofline chart]" not in comment.body
     assert run.outputs["plot-path"] == ""

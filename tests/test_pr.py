@@ -21,6 +21,9 @@ def gh() -> Iterator[FakeGitHub]:
         yield server
 
 
+ROW = "| ✅ 51.9% → **🟥 135%** | memory roof 111.1 tok/s | `value` 57.6 → 150 |"
+
+
 def test_violation_pr_comments_sets_statuses_and_annotates(tmp_path: Path, gh: FakeGitHub) -> None:
     pull = make_pull(tmp_path, {MPT: _violating_copy()})
     gh.add_pull(PR, head_sha=pull.head, base_sha=pull.base)
@@ -31,9 +34,10 @@ def test_violation_pr_comments_sets_statuses_and_annotates(tmp_path: Path, gh: F
     assert len(comments) == 1
     body = comments[0].body
     assert body.startswith("<!-- roofbot:roofcheck -->\n")
-    link = f"[mpt7b-a100-bs1-per-user-decode-tps](../blob/{pull.head}/{MPT})"
-    assert f"🟥 violation | {link} (pinned) | 150 | memory-roof | 135.0% |" in body
-    assert "xychart-beta" in body
+    blob = f"https://github.com/{gh.full_name}/blob/{pull.head}"
+    link = f"[mpt7b-a100-bs1-per-user-decode-tps]({blob}/{MPT}#L11)"  # absolute, at `value`
+    assert f"🟥 violation | {link} (pinned) {ROW}" in body
+    assert "xychart-beta" not in body
     states = [s["state"] for s in gh.statuses[pull.head]]
     assert states == ["pending", "failure"]
     assert all(s["context"] == "roofcheck/master" for s in gh.statuses[pull.head])
@@ -97,7 +101,7 @@ def test_bandwidth_edit_rechecks_dependents_and_breaks_calibration(
     run = run_action(tmp_path, pull, gh)
     assert run.code == 1
     body = gh.comments_on(PR)[0].body
-    assert "re-checked through them" in body
+    assert "re-checked through a changed catalogue record" in body
     assert "mpt7b-a100-bs64-aggregate-output-tps" in body
     assert "calibration **broken**" in body
     assert "::error title=roofcheck calibration::calibration miss" in run.stdout
@@ -121,7 +125,7 @@ def test_dry_run_posts_nothing(tmp_path: Path, gh: FakeGitHub) -> None:
     assert run.code == 1
     assert gh.requests == []
     assert "dry run" in run.stdout
-    assert "135.0%" in run.summary
+    assert "135%" in run.summary
 
 
 def test_unsupported_event_is_a_usage_error(tmp_path: Path, gh: FakeGitHub) -> None:
@@ -150,7 +154,7 @@ def test_api_mode_when_the_head_is_not_in_the_workspace(tmp_path: Path, gh: Fake
     assert run.code == 1, run.stdout
     assert "changed files from api: 2" in run.stdout
     body = gh.comments_on(PR)[0].body
-    assert f"{MPT}) (pinned) | 150 | memory-roof | 135.0% |" in body  # the id links its file
+    assert f"{MPT}#L11) (pinned) {ROW}" in body  # the id links its file
     assert gh.count("GET", r"/pulls/\d+/files") == 0  # the listing is pinned to the SHAs
     assert gh.count("GET", rf"/compare/{pull.base}\.\.\.{pull.head}$") == 1
     assert [s["state"] for s in gh.statuses[pull.head]] == ["pending", "failure"]
@@ -211,7 +215,7 @@ def test_a_file_name_that_is_not_utf8_is_an_error_not_a_crash(
 
     assert run.code == 1
     body = gh.comments_on(PR)[0].body
-    assert "| added | data/benchmarks/bad\\\\xff.json |" in body  # markdown escapes the \
+    assert "data/benchmarks/bad\\\\xff.json" in body  # markdown escapes the \
     assert "the file name is not UTF-8; rename it to be checked" in body
     assert gh.statuses[pull.head][-1]["state"] == "failure"
 

@@ -22,8 +22,11 @@ def gh() -> Iterator[FakeGitHub]:
         yield server
 
 
-def roofbot(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "GIT_CEILING_DIRECTORIES": str(cwd.parent)}  # no repository above
+def roofbot(*args: str, cwd: Path, **extra: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "GIT_CEILING_DIRECTORIES": str(cwd.parent), **extra}  # none above
+    for name in ("GITHUB_SERVER_URL", "GITHUB_REPOSITORY"):
+        if name not in extra:
+            env.pop(name, None)
     return subprocess.run([sys.executable, "-m", "roofbot", *args], cwd=cwd, capture_output=True,
                           text=True, timeout=120, check=False, env=env)  # fmt: skip
 
@@ -37,15 +40,20 @@ def test_preview_renders_what_pr_posts(tmp_path: Path, gh: FakeGitHub) -> None:
     posted = gh.comments_on(PR)[0].body
     status = gh.statuses[pull.head][-1]
 
+    where = {"GITHUB_SERVER_URL": "https://github.com", "GITHUB_REPOSITORY": gh.full_name}
     out = roofbot("preview", "--base", "main", "--head", "pr", "--out", str(tmp_path / "c.md"),
-                  "--summary", str(tmp_path / "s.md"), cwd=pull.repo)  # fmt: skip
+                  "--summary", str(tmp_path / "s.md"), cwd=pull.repo, **where)  # fmt: skip
     assert out.returncode == run.code == 1, out.stderr
     assert (tmp_path / "c.md").read_text("utf-8") == posted
     assert (tmp_path / "s.md").read_text("utf-8") == run.summary
     assert f"roofcheck: {status['state']}: {status['description']}" in out.stderr
     assert f"main ({pull.base[:12]}) <- pr ({pull.head[:12]})" in out.stderr
-    printed = roofbot("preview", "--base", "main", "--head", "pr", cwd=pull.repo / "data")
+    printed = roofbot("preview", "--base", "main", "--head", "pr", cwd=pull.repo / "data", **where)
     assert printed.stdout == posted  # printed when no --out, found from a folder inside
+    assert f"](https://github.com/{gh.full_name}/blob/{pull.head}/{MPT}#L" in posted
+    # without a repository to link to, files are named, never linked relatively
+    unlinked = roofbot("preview", "--base", "main", "--head", "pr", cwd=pull.repo).stdout
+    assert "](../" not in unlinked and "/blob/" not in unlinked and "| 🟥 violation |" in unlinked
 
 
 def test_preview_of_a_branch_that_changes_nothing_succeeds(tmp_path: Path) -> None:
@@ -75,7 +83,7 @@ def test_dry_run_prints_the_comment_and_writes_it_where_asked(
     run = run_action(tmp_path, pull, gh, "--dry-run", "--out", str(posted_dir))
     assert run.code == 1 and gh.requests == []
     comment = (posted_dir / "comment.md").read_text("utf-8")
-    assert "135.0%" in comment and comment.startswith("<!-- roofbot:roofcheck -->")
+    assert "135%" in comment and comment.startswith("<!-- roofbot:roofcheck -->")
     assert (posted_dir / "summary.md").read_text("utf-8") == run.summary
     assert Path(run.outputs["report-path"]) == posted_dir / "roofbot-report.json"
     # in a job log every line is roofbot's: the comment comes prefixed

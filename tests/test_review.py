@@ -124,7 +124,7 @@ def test_a_finding_goes_on_its_value_line_once_and_goes_away_when_it_is_gone(
     first = plan(report, None, {MPT: patch}, lambda _p: text.encode(), [], "bot")
     assert [(c.path, c.line) for c in first.post] == [(MPT, line)]
     body = first.post[0].body
-    assert "135.0% of its memory-roof" in body and "**To fix:** legal at a `value` ≤ 111" in body
+    assert "135% of its memory roof" in body and "**To fix:** check `value`: 150 tok/s" in body
     assert "Arithmetic: `1555 GB/s / 14 GB = 111.07 tok/s`" in body
     posted = [Existing(7, body, "bot", line), Existing(8, body, "octocat", line)]  # 8: a human's
     again = plan(report, None, {MPT: patch}, lambda _p: text.encode(), posted, "bot")
@@ -162,11 +162,7 @@ def sticky(gh: FakeGitHub) -> str:
 def test_a_value_raised_shows_before_and_after(tmp_path: Path, gh: FakeGitHub) -> None:
     _, pull = run(tmp_path, gh, {MPT: with_value(100.0)})
     body = sticky(gh)
-    assert (
-        "**What this pull request changed:** 🔺 0 made worse · 🔻 0 made better · 1 left alone"
-        in body
-    )
-    assert "| ✅ pass 51.9% | ✅ pass 90.0% | value 57.6 → 100 |" in body
+    assert "| ✅ 51.9% → **✅ 90%** | memory roof 111.1 tok/s | `value` 57.6 → 100 |" in body
     assert gh.review_comments_on(PR) == []  # a pass: nothing on the diff
     golden("review-value-raised.md", body, pull)
 
@@ -178,16 +174,21 @@ def test_a_violation_with_its_fix_in_the_comment_and_on_its_line(
     assert result.code == 1
     body = sticky(gh)
     first_screen = body[: body.index("<details>")]
-    assert "🔺 1 made worse" in first_screen
-    assert "| ✅ pass 51.9% | **🟥 violation 135.0%** | value 57.6 → 150 |" in first_screen
-    assert "**What to fix:**" in first_screen and "legal at a `value` ≤ 111 tok/s" in first_screen
-    assert "xychart-beta" in body and 'x-axis "batch size" [1, 2, 4, 8]' in body
+    assert first_screen.startswith(
+        "<!-- roofbot:roofcheck -->\n### ❌ roofcheck: `mpt7b-a100-bs1-per-user-decode-tps`: "
+        "150 tok/s is 135% of its 111.1 tok/s memory roof\n"
+    )
+    assert (
+        "| ✅ 51.9% → **🟥 135%** | memory roof 111.1 tok/s | `value` 57.6 → 150 |" in first_screen
+    )
+    assert "**What to fix:**" in first_screen and "check `value`: 150 tok/s is 135%" in first_screen
+    assert "xychart-beta" not in body  # no chart that can't show the roof
     (review,) = gh.reviews_on(PR)
     assert review.state == "COMMENTED" and review.commit_id == pull.head
     (comment,) = gh.review_comments_on(PR)
     assert comment.path == MPT and comment.side == "RIGHT"
     assert comment.line == value_line(violating_copy())
-    assert "**To fix:** legal at a `value` ≤ 111 tok/s" in comment.body
+    assert "**To fix:** check `value`: 150 tok/s is 135% of its memory roof" in comment.body
     assert len(gh.requests) <= TODAY_MAX + REVIEW_MAX
     assert review_requests(gh) == [
         ("GET", f"/repos/{gh.full_name}/pulls/{PR}/comments"),
@@ -207,13 +208,18 @@ def test_a_catalogue_edit_that_flips_a_dependent(tmp_path: Path, gh: FakeGitHub)
     body = sticky(gh)
     assert "no problem found" not in body
     assert (
-        "| ✅ pass 51.9% | **🟥 violation 161.3%** | memory\\_bandwidth\\_gbps 1555 → 500" in body
+        "| ✅ 51.9% → **🟥 161%** | memory roof 35.71 tok/s | `memory_bandwidth_gbps` 1555 → 500 in [nvidia-a100-40gb-sxm4](https://"
+        in body
+    )
+    assert (
+        "- 🟥 `mpt7b-a100-bs1-per-user-decode-tps`: this PR set `memory_bandwidth_gbps` "
+        "1555 → 500 in `nvidia-a100-40gb-sxm4`: cite a source or revert" in body
     )
     (comment,) = gh.review_comments_on(PR)
     assert comment.path == A100  # the record's file is not in the diff: the field that moved it
     assert comment.line == value_line(text.replace('"memory_bandwidth_gbps"', '"value"'))
     assert (
-        "This change moves `mpt7b-a100-bs1-per-user-decode-tps`: pass 51.9% → violation"
+        "This change moves `mpt7b-a100-bs1-per-user-decode-tps`: pass 51.9% → violation 161%"
         in comment.body
     )
     golden("review-catalogue-flip.md", body, pull)
@@ -344,14 +350,14 @@ def test_the_mpt_trio_reads_at_a_glance_summary_then_what_changed(
     open_pull(gh, pull)
     run_action(tmp_path, pull, gh)
     body = sticky(gh)
-    first_screen = body[: body.index("```mermaid")]
+    first_screen = body[: body.index("<details>")]
     order = [
-        first_screen.index("✅ 3 pass"),
-        first_screen.index("**What this pull request changed:**"),
+        first_screen.index("legal as a batch-64 aggregate: 11.3% of its batched roof; the batch-1"),
+        first_screen.index("3 checked: ✅ 3 pass"),
         first_screen.index("| ✅ pass | [mpt7b-a100-bs1-per-user-decode-tps]"),
     ]
     assert order == sorted(order)
-    assert "🆕 3 new" in first_screen and first_screen.count("| new | ✅ pass") == 3
+    assert first_screen.count("| new → ✅ ") == 3
     assert "What to fix" not in body  # three passes: nothing to fix
     assert gh.review_comments_on(PR) == []
 
@@ -368,7 +374,7 @@ def test_api_mode_places_the_finding_from_the_pr_files_patch(
     assert "changed files from api: 1" in result.stdout
     (comment,) = gh.review_comments_on(PR)
     assert comment.line == value_line(violating_copy())
-    assert "| ✅ pass 51.9% | **🟥 violation 135.0%** | value 57.6 → 150 |" in sticky(gh)
+    assert "| ✅ 51.9% → **🟥 135%** | memory roof 111.1 tok/s | `value` 57.6 → 150 |" in sticky(gh)
     # today's in API mode: 2 statuses, the comparison, the tree, the file's blob, the sticky
     # comment's list and create (7); and the review's 2
     assert len(gh.requests) - len(review_requests(gh)) == 7, gh.requests

@@ -108,9 +108,10 @@ def evaluate(
         "success" if ok and held is None and not held_ids else "failure"
     )
     common = _context(s, plan.changes, comparison, chart, review, approval, held_ids)
-    common["extra"].update(
-        ok=state == "success", headline=_headline(s, plan, report, held, held_ids)
-    )
+    common["read"] = lambda path: read_or_none(inputs.tree, path, MAX_BYTES)
+    common["extra"]["ok"] = state == "success"
+    if (why := _headline(s, plan, report, held, held_ids)) is not None:
+        common["extra"]["headline"] = why  # the status's own reason leads, as the status says
     comment, summary, rerender = _rendered(s, report, links, common)
     return Outcome(
         report,
@@ -272,6 +273,7 @@ def _context(
         "comparison": comparison,
         "changes": changes,
         "head_sha": s.event.head_sha,
+        "repo_url": s.repo_url,
         "template": s.template,
         "title": s.title,
         "chart_url": f"{s.summary_url}#artifacts" if chart and s.summary_url else None,
@@ -280,6 +282,7 @@ def _context(
             if review is not None
             else None,
             "held_suspects": list(held_ids),
+            "head": s.event.head_sha,
         },
     }
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -32,6 +33,7 @@ class FieldChange:
     field: str  # "memory_bandwidth_gbps", "flops[1].tflops"
     before: str
     after: str
+    disagrees: str | None = None  # the field beside it that still says the old figure
 
 
 @dataclass(frozen=True)
@@ -147,8 +149,27 @@ def field_changes(
         b, a = dict(_flat(before)), dict(_flat(after))
         for key in sorted(set(b) | set(a)):
             if b.get(key) != a.get(key):
-                out.append(FieldChange(name, key, b.get(key, "–"), a.get(key, "–")))
+                old, new = b.get(key, "–"), a.get(key, "–")
+                out.append(FieldChange(name, key, old, new, _disagrees(a, key, old, new)))
     return out
+
+
+def _disagrees(fields: Mapping[str, str], key: str, old: str, new: str) -> str | None:
+    """The text field beside a changed figure (`memory_bandwidth_basis` beside
+    `memory_bandwidth_gbps`) that still states the old figure and not the new one."""
+    if not re.fullmatch(r"-?\d+(\.\d+)?", old) or not re.fullmatch(r"-?\d+(\.\d+)?", new):
+        return None
+    stem = key.rsplit("_", 1)[0]
+    for other, text in fields.items():
+        if other == key or not other.startswith(stem) or not other.endswith("basis"):
+            continue
+        says = re.findall(r"(?<![\d.])(\d+(?:\.\d+)?)\s*GB/s", text) or re.findall(
+            r"=\s*(\d+(?:\.\d+)?)", text
+        )
+        figures = {float(x) for x in says}
+        if float(old) in figures and float(new) not in figures:
+            return f"`{other}` still works out to {old}"
+    return None
 
 
 def _figures(kind: str, data: Mapping[str, Any]) -> list[tuple[str, str]]:

@@ -19,9 +19,11 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from roofbot.core.compare import Comparison
+from roofbot.core.figures import percent, roof_name
 from roofbot.core.results import RecordResult, Report, Verdict
 from roofbot.render.findings import line_of, record_findings, record_fix
 from roofbot.render.markdown.escape import fix_markdown, md
+from roofbot.render.markdown.headline import finding
 
 KEY = re.compile(r"<!-- roofbot:finding ([0-9a-f]{16}) -->")
 MAX_INLINE = 20  # line comments in one review at most; the rest stay in the sticky comment
@@ -117,11 +119,13 @@ def _section(r: RecordResult, moved_by: str | None) -> str:
     b = r.binding()
     head = f"**{EMOJI.get(r.verdict, '')} roofcheck {r.verdict.value}** · `{_code(r.id)}`"
     if b is not None:
-        head += f" · {b.percent:.1f}% of its {b.check.value}"
+        head += f" · {percent(b.percent)} of its {roof_name(b.check.value)}"
     lines = [head]
     if moved_by:
         lines.append(moved_by)
-    if r.messages:
+    if b is not None and r.verdict in (Verdict.VIOLATION, Verdict.SUSPECT):
+        lines.append(_plain(finding(r)))  # in the comment's words and figures
+    elif r.messages:
         lines.append(_plain(r.messages[0].text))
     if b is not None:
         lines.append(f"Arithmetic: `{_code(b.formula)}`")
@@ -219,10 +223,10 @@ def _spot(
                 before = delta.before
                 was = f"{before.verdict.value}" if before is not None else "new"
                 if before is not None and (b := before.binding()) is not None:
-                    was += f" {b.percent:.1f}%"
+                    was += f" {percent(b.percent)}"
                 now = r.verdict.value
                 if (a := r.binding()) is not None:
-                    now += f" {a.percent:.1f}%"
+                    now += f" {percent(a.percent)}"
                 why = (
                     f"This change moves `{_code(r.id)}`: {was} → {now} "
                     f"(`{_code(m.name)}` {_plain(m.before or '–')} → {_plain(m.after or '–')})."

@@ -43,6 +43,7 @@ class Settings:
     review: Literal["inline", "off"] = "inline"  # findings on their diff lines (review.py)
     review_event: Literal["COMMENT", "REQUEST_CHANGES"] = "COMMENT"
     fail_on_existing: bool | None = None  # input fail-on-existing; None: the base's config
+    repo_url: str | None = None  # `<server>/<owner>/<repo>`: the comment's links are absolute
 
     @property
     def title(self) -> str:
@@ -108,6 +109,7 @@ def settings_for(
         comment="off" if comment == "off" else "update",
         fail_on=fail_on,
         summary_url=summary_url,
+        repo_url=f"{server}/{repo}" if server and repo else None,
         sweep=sweep,
         plot_dir=plot_dir,
         status_wait=status_wait_bound(env),

@@ -79,9 +79,7 @@ def parse_record_bytes(raw: bytes) -> Parsed:
     except RecursionError:
         raise RecordFileError("the JSON is nested too deeply to be a record") from None
     except json.JSONDecodeError as e:
-        raise RecordFileError(
-            f"invalid JSON at line {e.lineno} column {e.colno}: {e.msg}"
-        ) from None
+        raise RecordFileError(syntax_error(text, e)) from None
     except ValueError as e:  # int digit limits and the like
         raise RecordFileError(f"invalid JSON: {str(e)[:120]}") from None
     if not isinstance(data, dict):
@@ -89,6 +87,37 @@ def parse_record_bytes(raw: bytes) -> Parsed:
     if "\\u" in text:  # only a \u escape can make a lone surrogate: strict UTF-8 can't
         _no_lone_surrogates(data)
     return Parsed(data, text)
+
+
+def _line_col(text: str, pos: int) -> tuple[int, int]:
+    line = text.count("\n", 0, pos) + 1
+    return line, pos - (text.rfind("\n", 0, pos) + 1) + 1
+
+
+def syntax_error(text: str, e: json.JSONDecodeError) -> str:
+    """The parser's complaint as the defect a person made, where they made it: a trailing
+    comma is found at the comma (the parser stops at the next line's `}`, "Expecting
+    property name"), a missing comma after the value it should follow."""
+    before = text[: e.pos].rstrip()
+    closing = text[e.pos : e.pos + 1]
+    if not text[e.pos :].strip() and before:
+        return (
+            f"invalid JSON at line {e.lineno} column {e.colno}: the file ends before its "
+            "closing brackets (it is cut short)"
+        )
+    if before.endswith(",") and closing in "}]" and closing:
+        line, col = _line_col(text, len(before) - 1)
+        return (
+            f"invalid JSON at line {line} column {col}: a trailing comma before the closing "
+            f"'{closing}' (JSON allows none): remove it"
+        )
+    if e.msg.startswith("Expecting ',' delimiter") and before:
+        line, col = _line_col(text, len(before) - 1)
+        return (
+            f"invalid JSON at line {line} column {col + 1}: a comma is missing after this "
+            "value (JSON separates items with commas)"
+        )
+    return f"invalid JSON at line {e.lineno} column {e.colno}: {e.msg}"
 
 
 def _no_lone_surrogates(data: dict[str, Any]) -> None:

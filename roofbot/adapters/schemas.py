@@ -79,7 +79,7 @@ class Schemas:
             return None
         where = "/".join(str(p) for p in err.absolute_path) or "(top level)"
         msg = _json_words(err.message, err.instance)
-        msg = msg if len(msg) <= 200 else msg[:200] + "…"
+        msg = msg if len(msg) <= 2000 else msg[:2000] + "…"  # whole: `check -v` shows it all
         return f"not valid against schemas/{rtype}.schema.json at {where}: {msg}"
 
 

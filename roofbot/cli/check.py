@@ -179,6 +179,7 @@ def render(
     fmt: str, report: Report, repository: Repository, root: Path, *, quiet: bool, verbose: bool
 ) -> str:
     """The report in `fmt`, with the repository's trap links and its files' line numbers."""
+    from roofbot.core.changes import catalogue_kind
     from roofbot.links import gotcha_paths
     from roofbot.render import formats
 
@@ -186,8 +187,9 @@ def render(
     read, config = file_reader(repository), _config_text(root)
     color = sys.stdout.isatty()
     return formats.render(
-        fmt, report, links, read, config, color=color, quiet=quiet, verbose=verbose
-    )
+        fmt, report, links, read, config, color=color, quiet=quiet, verbose=verbose,
+        kind_of=lambda path: catalogue_kind(path, repository.config.catalogue),
+    )  # fmt: skip
 
 
 def _config_text(root: Path) -> str | None:

@@ -4,8 +4,15 @@ A roof is `ceiling = f(inputs)`, and a record over it (percent > 100) is legal o
 moves far enough that the ceiling reaches the value. This module solves for that input, in
 the record's own terms: "legal if the batch is at least 3", "legal at ≤ 4.2 GB of weights per
 token", "state the accelerator count: at 2 cards this is 61%", "state the active parameters of
-this MoE". One sentence a record, the same in the comment, `roofbot explain`, the JSON report
-(its `fix` key) and every findings format. Pure: it reads only the check result."""
+this MoE".
+
+A value past its roof gets its causes ranked by how likely each is: first a slip in how the
+figure was filed (the batch's aggregate filed as per-user), then the figure itself against
+the arithmetic of its own inputs, then the inputs it states (the weights, the batch, the
+cards), and the catalogue's datasheet figure last. No cause contradicts a stated input: a
+record that states batch 1 is never told it would pass as the aggregate of two. The same
+text in the comment, `roofbot explain`, the JSON report (its `fix` key) and every findings
+format. Pure: it reads only the check result."""
 
 from __future__ import annotations
 
@@ -13,6 +20,8 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from roofbot.core.figures import figure, percent, roof_name
+from roofbot.core.provenance import Basis, clip
 from roofbot.core.results import (
     CheckId,
     Deciding,
@@ -32,20 +41,17 @@ def _inputs(r: RecordResult) -> Mapping[str, Any]:
 
 
 def _num(x: float) -> str:
-    """A figure as a sentence writes it: three significant digits, no trailing zeros."""
-    if x >= 100:
-        return f"{x:,.0f}"
-    return f"{x:.3g}"
+    """A figure as a sentence writes it (roofbot.core.figures: four significant figures)."""
+    return figure(x)
 
 
 def _at_most(x: float) -> str:
-    """An upper bound as a sentence writes it, rounded down (to a whole number from 100, else
-    to three significant digits): the figure it names is itself legal."""
+    """An upper bound as a sentence writes it, rounded down to four significant figures: the
+    figure it names is itself legal."""
     if x <= 0 or not math.isfinite(x):
         return "0"
-    step = 1.0 if x >= 100 else 10.0 ** (math.floor(math.log10(x)) - 2)
-    down = math.floor(x / step + 1e-9) * step
-    return f"{down:,.0f}" if down >= 100 else f"{down:.3g}"
+    step = 10.0 ** (math.floor(math.log10(x)) - 3)
+    return figure(math.floor(x / step + 1e-9) * step)
 
 
 def _smallest_int(needed: float) -> int:
@@ -82,9 +88,8 @@ def _at_least(x: float) -> str:
     """A lower bound as a sentence writes it, rounded up (as `_at_most` rounds down)."""
     if x <= 0 or not math.isfinite(x):
         return "0"
-    step = 1.0 if x >= 100 else 10.0 ** (math.floor(math.log10(x)) - 2)
-    up = math.ceil(x / step - 1e-9) * step
-    return f"{up:,.0f}" if up >= 100 else f"{up:.3g}"
+    step = 10.0 ** (math.floor(math.log10(x)) - 3)
+    return figure(math.ceil(x / step - 1e-9) * step)
 
 
 def _bandwidth_fix(c: RoofCheck, inp: Mapping[str, Any]) -> str | None:
@@ -93,7 +98,7 @@ def _bandwidth_fix(c: RoofCheck, inp: Mapping[str, Any]) -> str | None:
     bw = inp.get("bandwidth_gbps")
     if c.check is CheckId.COMPUTE or not isinstance(bw, int | float) or bw <= 0:
         return None
-    return f"legal at ≥ {_at_least(bw * c.percent / 100.0)} GB/s per part (it has {bw:g})"
+    return f"legal at ≥ {_at_least(bw * c.percent / 100.0)} GB/s per part (it has {figure(bw)})"
 
 
 def _batch_fix(c: RoofCheck, inp: Mapping[str, Any], memory: RoofCheck | None) -> str | None:
@@ -129,21 +134,71 @@ def _params_fix(c: RoofCheck, inp: Mapping[str, Any]) -> str | None:
     return f"legal at ≤ {_at_most(active * c.ceiling / c.value)}B active parameters"
 
 
-def _violation(r: RecordResult) -> str | None:
+def _stated(r: RecordResult, name: str) -> bool:
+    """Whether the record (or its catalogue, or a pin) states the input: a remedy never
+    contradicts what is stated."""
+    return any(n == name and i.basis is not Basis.ASSUMED for n, i in r.inputs)
+
+
+def _quote(r: RecordResult, name: str) -> str:
+    """Where the record says the input, as its provenance quotes it (one short clause)."""
+    source = next((i.source for n, i in r.inputs if n == name), "")
+    return f" ({clip(source, 70)})" if source else ""
+
+
+def _aggregate_slip(r: RecordResult, c: RoofCheck, inp: Mapping[str, Any]) -> str | None:
+    """The likeliest slip of a per-user figure over the batch-1 roof at a stated batch above
+    one: the batch's aggregate filed as per-user."""
+    batch, rate = inp.get("batch"), inp.get("rate")
+    if c.check is not CheckId.MEMORY or rate is not RateKind.PER_SEQUENCE:
+        return None
+    if not isinstance(batch, int) or batch < 2 or c.value > batch * c.ceiling:
+        return None
+    share = percent(100.0 * c.value / (batch * c.ceiling))
+    return (
+        f"if {_num(c.value)} tok/s is the total of the batch of {batch}{_quote(r, 'batch')}, "
+        f"it was filed as per-user: file it as the aggregate (then it is {share} of its "
+        "batched roof)"
+    )
+
+
+def _value_check(r: RecordResult, c: RoofCheck) -> str:
+    """The figure itself, against the arithmetic of its own inputs."""
+    return (
+        f"check `value`: {_num(c.value)} tok/s is {percent(c.percent)} of its "
+        f"{roof_name(c.check.value)} ({clip(c.formula, 90)}); with the inputs it states, at "
+        f"most {_at_most(c.ceiling)} tok/s is possible"
+    )
+
+
+def _violation(r: RecordResult) -> list[str]:
+    """The causes of a value past its roof, likeliest first, in the record's terms: a slip in
+    how the figure was filed, then the figure itself, then the inputs it states (the weights,
+    the batch, the cards), and the catalogue's datasheet figure last."""
     c = _over(r, stated_only=True)
     if c is None:
-        return None
+        return []
     inp = _inputs(r)
     memory = next((x for x in r.checks if x.check is CheckId.MEMORY), None)
-    options: list[str] = [f"legal at a `value` ≤ {_at_most(c.ceiling)} tok/s (the {c.check.value})"]
+    causes: list[str] = [x for x in (_aggregate_slip(r, c, inp),) if x]
+    causes.append(_value_check(r, c))
     if c.check is CheckId.COMPUTE:
         count = _count_fix(c, inp)
-        options += [f"with more accelerators: {count}"] if count else []
-        options += [x for x in (_params_fix(c, inp),) if x]
+        causes += [f"if the run used more accelerators, state them: {count}"] if count else []
+        params = _params_fix(c, inp)
+        causes += (
+            [f"if fewer parameters are active per token, state them: {params}"] if params else []
+        )
     else:
-        found = (_batch_fix(c, inp, memory), _bytes_fix(c, inp), _bandwidth_fix(c, inp))
-        options += [x for x in found if x]
-    return "; or ".join(options)
+        if (nbytes := _bytes_fix(c, inp)) is not None:
+            causes.append(f"if the run read fewer weights per token, name its format: {nbytes}")
+        if c.check is CheckId.BATCHED and (batch := _batch_fix(c, inp, memory)) is not None:
+            causes.append(f"if the batch was larger, correct `batch`: {batch}")
+        elif not _stated(r, "batch") and (batch := _batch_fix(c, inp, memory)) is not None:
+            causes.append(f"state the batch: {batch}")
+        if (bw := _bandwidth_fix(c, inp)) is not None:
+            causes.append(f"the part's bandwidth changes only with a cited datasheet ({bw})")
+    return causes
 
 
 _STATE = {
@@ -236,13 +291,19 @@ def _unchecked(r: RecordResult) -> str | None:
     return "; ".join(steps) if steps else None
 
 
-def fix_for(r: RecordResult) -> str | None:
-    """The smallest change to the record that would settle its verdict, or None (a pass, a
-    skipped record, an error: a record file's defect is not a roof's, see findings)."""
+def causes_for(r: RecordResult) -> list[str]:
+    """What to change in the record to settle its verdict, likeliest cause first; empty for a
+    pass, a skipped record or an error (a record file's defect is not a roof's, see
+    findings)."""
     if r.verdict is Verdict.VIOLATION:
         return _violation(r)
-    if r.verdict is Verdict.SUSPECT:
-        return _suspect(r)
+    one = _suspect(r) if r.verdict is Verdict.SUSPECT else None
     if r.verdict is Verdict.UNCHECKED:
-        return _unchecked(r)
-    return None
+        one = _unchecked(r)
+    return [one] if one else []
+
+
+def fix_for(r: RecordResult) -> str | None:
+    """The causes of `causes_for` as one text (the JSON report's `fix`, the findings'
+    advice), or None."""
+    return "; or ".join(causes_for(r)) or None

@@ -10,7 +10,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from roofbot.core.fix import fix_for
+from roofbot.core.figures import percent
+from roofbot.core.fix import causes_for, fix_for
 from roofbot.core.results import RecordResult, Report, Verdict
 from roofbot.core.traps import BY_ID
 
@@ -110,28 +111,65 @@ def _error_field(message: str) -> tuple[str | None, int]:
 # ------------------------------------------------------------------ what to change
 
 
+def _where(path: str) -> str:
+    """A schema path as the record's terms say it: `flops/6` -> "row 7 of `flops`"."""
+    parts = path.split("/")
+    if len(parts) >= 2 and parts[1].isdigit():
+        rest = "/".join(parts[2:])
+        row = f"row {int(parts[1]) + 1} of `{parts[0]}`"
+        return f"`{rest}` in {row}" if rest else row
+    return f"`{path}`"
+
+
 def error_advice(message: str, path: str) -> str | None:
-    """What to change for an `error`, where the message alone does not say it."""
+    """What to change for an `error`, where the message alone does not say it: the row of a
+    schema error and the values it allows, the line of a JSON syntax error."""
+    at = re.search(r"schema\.json at ([^:]+):", message)
+    where = at[1] if at and at[1] != "(top level)" else None
     if m := re.search(r"'([^']+)' is a required property", message):
-        return f"add the field `{m[1]}`: the repository's schema requires it"
+        into = f" to {_where(where)}" if where else ""
+        return f"add `{m[1]}`{into}: the repository's schema requires it"
     if m := re.search(r"at (\S+): (?:null|None) is not of type", message):
         return (
-            f"`{m[1]}` is null: write the measured figure, or keep the record out of "
+            f"{_where(m[1])} is null: write the measured figure, or keep the record out of "
             "data/benchmarks/ until there is one"
         )
     if m := re.search(r"at (\S+): '([^']*)' is not of type 'number'", message):
-        return f"write `{m[1]}` as a JSON number without quotes: {m[2]}"
+        return f"write {_where(m[1])} as a JSON number without quotes: {m[2]}"
     if m := re.search(r"\('([^']+)' was unexpected\)", message):
         return f"remove `{m[1]}`: the schema allows no other field (put the fact in `notes`)"
+    if m := re.search(r"at ([^:]+): (.+?) is not one of \[(.*)", message):
+        listed = m[3].split("]")[0]
+        values = [v.strip().strip("'\"") for v in listed.split(",") if v.strip()]
+        whole = "]" in m[3]  # a long message is cut: its list then ends in "…"
+        values = [v for v in values if v and "…" not in v]
+        allowed = ", ".join(f"`{v}`" for v in values) + ("" if whole else ", …")
+        return f"{_where(m[1])} is {m[2]}: use one of {allowed}"
     if "is not one of" in message:
         return "use one of the values the repository's schema lists"
     if m := re.match(r"id '(.+?)' differs from the file name '(.+?)'", message):
         return f"rename the file to `{m[1]}.json`, or change `id` to `{m[2]}`"
+    if m := re.match(r"invalid JSON at line (\d+) column \d+: a trailing comma", message):
+        return f"remove the comma at the end of line {m[1]}"
+    if re.match(r"invalid JSON at line \d+ column \d+: the file ends before", message):
+        return "the file is cut short: restore its end (every `{` and `[` closed)"
+    if m := re.match(r"invalid JSON at line (\d+) column \d+: a comma is missing", message):
+        return f"add a comma at the end of line {m[1]}"
+    if m := re.match(r"invalid JSON at line (\d+) column (\d+): (.+)", message):
+        return f"fix the JSON at line {m[1]}, column {m[2]}: {m[3]}"
     if message.startswith("invalid JSON"):
-        return "fix the JSON syntax at that line and column"
+        return "fix the JSON syntax"
     if "no such file" in message:
         return f"check the path {path}"
     return None
+
+
+def record_causes(r: RecordResult) -> list[str]:
+    """What to change in the record, likeliest cause first (`record_fix` joins them)."""
+    if r.verdict is Verdict.ERROR:
+        advice = error_advice(r.messages[0].text, r.path) if r.messages else None
+        return [advice] if advice else []
+    return causes_for(r)
 
 
 def record_fix(r: RecordResult) -> str | None:
@@ -216,7 +254,7 @@ def findings(report: Report, read: Read, config_text: str | None = None) -> list
     for e in report.calibration.entries:
         if e.ok:
             continue
-        got = "no result" if e.percent is None else f"{e.percent:.2f}%"
+        got = "no result" if e.percent is None else percent(e.percent)
         line = _line_of_token(config_text, e.id) if config_text else 1
         out.append(
             Finding(
@@ -224,7 +262,7 @@ def findings(report: Report, read: Read, config_text: str | None = None) -> list
                 "error",
                 e.id,
                 ".roofbot.yml",
-                f"calibration miss: {e.id} {e.check} expected {e.expected_percent:g}%, got {got}"
+                f"calibration miss: {e.id} {e.check} expected {percent(e.expected_percent)}, got {got}"
                 + (f" ({e.why})" if e.why else ""),
                 "find what moved the figure (catalogue, units, extraction, arithmetic); change "
                 "the expected percent only if the hand arithmetic was wrong",

@@ -4,6 +4,7 @@ here."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -23,9 +24,11 @@ def render(
     color: bool,
     quiet: bool,
     verbose: bool,
+    kind_of: Callable[[str], str | None] | None = None,
 ) -> str:
     """The report in `fmt`. `links`: each trap's gotcha record; `read`: a record file's bytes,
-    for the findings' line numbers; `config_text`: `.roofbot.yml`'s, for theirs."""
+    for the findings' line numbers; `config_text`: `.roofbot.yml`'s, for theirs; `kind_of`: a
+    path's catalogue kind (the text format lists catalogue files after the records)."""
     if fmt == "json":
         from roofbot.render import json_report
 
@@ -47,4 +50,6 @@ def render(
         return render_github(report, items, quiet, verbose)
     from roofbot.render.text import render_text
 
-    return render_text(report, color=color, verbose=verbose, quiet=quiet, found=by_record(items))
+    return render_text(
+        report, color=color, verbose=verbose, quiet=quiet, found=by_record(items), kind_of=kind_of
+    )

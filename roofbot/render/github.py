@@ -10,8 +10,9 @@ from collections.abc import Sequence
 from roofbot.adapters.actions import Annotation, escape_data, escape_property
 from roofbot.adapters.jsonfile import MAX_BYTES
 from roofbot.adapters.tree import Tree, read_or_none
+from roofbot.core.figures import percent, roof_name
 from roofbot.core.results import Report, Verdict
-from roofbot.render.findings import Finding, line_of
+from roofbot.render.findings import Finding, line_of, record_findings
 
 _LEVEL = {"error": "error", "warning": "warning", "note": "notice"}
 
@@ -55,8 +56,8 @@ def render_github(
 
 
 def annotations_for(report: Report, tree: Tree) -> list[Annotation]:
-    """The annotations of `roofbot pr`: one per failing or suspect record, at the line of the
-    field its first message names (else of `value`), and one per calibration miss."""
+    """The annotations of `roofbot pr`: one per failing or suspect record, at the line of its
+    finding (as `check` and the line comment place it), and one per calibration miss."""
     out: list[Annotation] = []
     failing = {r.id for r in report.failing()}
     for r in report.records:
@@ -64,27 +65,32 @@ def annotations_for(report: Report, tree: Tree) -> list[Annotation]:
             continue
         raw = read_or_none(tree, r.path, MAX_BYTES)
         text = raw.decode("utf-8", "replace") if raw is not None else ""
+        # the line of the record's finding: the one `check`, the line comment and the
+        # comment's link point at (a JSON error's own line, not `value`'s)
+        main = next((f for f in record_findings(r, raw, True) if not f.trap), None)
         b = r.binding()
-        what = f" at {b.percent:.1f}% of its {b.check.value}" if b else ""
+        what = f" at {percent(b.percent)} of its {roof_name(b.check.value)}" if b else ""
         msg = f": {r.messages[0].text}" if r.messages else ""
         message = f"{r.verdict.value}: {r.id}{what}{msg}"
         field = next((m.field for m in r.messages if m.field), None) or "value"
+        line = main.line if main is not None else line_of(text, field) or line_of(text, "value")
         out.append(
             Annotation(
                 "error" if r.id in failing else "warning",
                 message[:1000],
                 file=r.path,
-                line=line_of(text, field) or line_of(text, "value"),
+                line=line,
                 title=f"roofcheck {r.verdict.value}",
             )
         )
     for e in report.calibration.entries:
         if not e.ok:
-            got = "no result" if e.percent is None else f"{e.percent:.2f}%"
+            got = "no result" if e.percent is None else percent(e.percent)
+            expected = percent(e.expected_percent)
             out.append(
                 Annotation(
                     "error",
-                    f"calibration miss: {e.id} {e.check} expected {e.expected_percent:g}%, got {got}",
+                    f"calibration miss: {e.id} {e.check} expected {expected}, got {got}",
                     title="roofcheck calibration",
                 )
             )

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
 from operator import attrgetter
 from typing import NamedTuple
 
+from roofbot.core.figures import figure, percent, roof_name
 from roofbot.core.provenance import clip
 from roofbot.core.results import Calibration, Message, RecordResult, Report, RoofCheck, Verdict
 from roofbot.core.units import show_input
@@ -35,7 +37,7 @@ _WORD = 9
 
 def check_line(c: RoofCheck) -> str:
     state = "applies" if c.applies else "not applied"
-    line = f"{c.check.value:<20} {c.percent:8.1f}%  {state:<11}  {c.formula}"
+    line = f"{c.check.value:<20} {percent(c.percent):>8}  {state:<11}  {c.formula}"
     if c.why:
         line += f"  ({c.why})"
     return line
@@ -44,9 +46,11 @@ def check_line(c: RoofCheck) -> str:
 def record_lines(
     r: RecordResult, verbose: bool = False, found: Sequence[Finding] = ()
 ) -> list[str]:
-    """A record's lines, uncoloured (`_coloured` colours the verdict word)."""
+    """A record's lines, uncoloured (`_coloured` colours the verdict word); `verbose` cuts
+    no text short."""
+    cut = 100_000 if verbose else 200
     b = r.binding()
-    where = f"{b.percent:6.1f}% of {b.check.value}" if b else " " * 7 + "-"
+    where = f"{percent(b.percent):>7} of {roof_name(b.check.value)}" if b else " " * 7 + "-"
     head = f"{r.verdict.value:<{_WORD}} {where:<30} {_clean(r.id, 90)}"
     lines = [head]
     show = verbose or r.verdict in (
@@ -59,11 +63,11 @@ def record_lines(
         main = next((f for f in found if not f.trap), None)
         if main is not None:
             col = f":{main.column}" if main.column else ""
-            lines.append(f"          {_clean(main.path, 200)}:{main.line}{col}")
-        for m in r.messages[:3]:
-            lines.append(f"          {_clean(m.text, 200)}")
+            lines.append(f"          {_clean(main.path, cut)}:{main.line}{col}")
+        for m in r.messages if verbose else r.messages[:3]:
+            lines.append(f"          {_clean(m.text, cut)}")
         if main is not None and main.advice:
-            lines.append(f"          to fix: {_clean(main.advice, 400)}")
+            lines.append(f"          to fix: {_clean(main.advice, 2 * cut)}")
         for t in r.traps:
             lines.append(f"          trap: {t}")
     return lines
@@ -80,13 +84,37 @@ class TextEntry(NamedTuple):
     fails: bool
     lines: str
     rank: int
+    kind: str | None = None  # the catalogue kind ("accelerators") of a catalogue file
+    problem: str | None = None  # a catalogue file's defect, as files that share it are grouped
 
 
 def text_entry(
-    r: RecordResult, fails: bool, verbose: bool = False, found: Sequence[Finding] = ()
+    r: RecordResult,
+    fails: bool,
+    verbose: bool = False,
+    found: Sequence[Finding] = (),
+    kind: str | None = None,
 ) -> TextEntry:
     lines = "\n".join(record_lines(r, verbose, found))
-    return TextEntry(r.verdict, r.deprecated, r.id, fails, lines, r.verdict.rank)
+    problem = _problem(r.messages[0].text) if kind and r.messages else None
+    return TextEntry(r.verdict, r.deprecated, r.id, fails, lines, r.verdict.rank, kind, problem)
+
+
+def _problem(message: str) -> str:
+    """A catalogue file's defect without what differs from file to file (the row), so the
+    55 files that lack the same field read as one line."""
+    if m := re.search(r"at ([A-Za-z_]+)/\d+: '([^']+)' is a required property", message):
+        return f"a `{m[1]}` row lacks `{m[2]}`"
+    if m := re.search(r"at ([^:]+): '([^']+)' is a required property", message):
+        return f"`{m[1]}` lacks `{m[2]}`"
+    if m := re.search(r": '([^']+)' is a required property", message):
+        return f"lacks `{m[1]}`"
+    if m := re.search(r"at ([^:]+): .+? is not one of \[", message):
+        where = re.sub(r"/\d+", "/…", m[1])
+        return f"`{where}` is none of the values the schema allows"
+    if "Additional properties are not allowed" in message:
+        return "fields the schema does not allow"
+    return re.sub(r"/\d+(?=[/:])", "/…", message)
 
 
 class TextSummary(NamedTuple):
@@ -108,13 +136,18 @@ def render_text(
     verbose: bool = False,
     quiet: bool = False,
     found: Mapping[str, Sequence[Finding]] | None = None,
+    kind_of: Callable[[str], str | None] | None = None,
 ) -> str:
-    """The report for a terminal. `quiet`: only the records that fail the run, and the
-    summary. `found`: findings by record id, for `path:line` and what to change."""
+    """The report for a terminal: the benchmark records first, then the catalogue files,
+    those with the same defect as one line (`verbose` lists them, and cuts nothing short).
+    `quiet`: only what fails the run. `found`: findings by record id, for `path:line` and
+    what to change; `kind_of`: a path's catalogue kind, None for a benchmark record."""
     found = found or {}
     failing = {id(r) for r in report.failing()}
+    kind = kind_of or (lambda _path: None)
     entries = [
-        text_entry(r, id(r) in failing, verbose, found.get(r.id, ())) for r in report.records
+        text_entry(r, id(r) in failing, verbose, found.get(r.id, ()), kind(r.path))
+        for r in report.records
     ]
     summary = TextSummary(
         {v: report.count(v) for v in Verdict},
@@ -126,7 +159,7 @@ def render_text(
         report.ok,
         report.deprecated_fail,
     )
-    return assemble(entries, summary, color, quiet)
+    return assemble(entries, summary, color, quiet, verbose)
 
 
 _ORDER = attrgetter("deprecated", "rank", "id")
@@ -134,14 +167,45 @@ _ORDER = attrgetter("deprecated", "rank", "id")
 then by id (the sort is stable: equal ids keep their order)."""
 
 
-def assemble(entries: list[TextEntry], summary: TextSummary, color: bool, quiet: bool) -> str:
-    """The text report from its records' entries (in any order) and its summary."""
+def _grouped(entries: list[TextEntry], color: bool) -> list[str]:
+    """Catalogue files: those that share a defect as one line ("55 accelerators: a `flops`
+    row lacks `basis`; list with -v"), a defect of one file as its own entry."""
+    groups: dict[tuple[str | None, str | None], list[TextEntry]] = {}
+    for e in entries:
+        groups.setdefault((e.kind, e.problem), []).append(e)
+    out: list[str] = []
+    for (kind, problem), members in groups.items():
+        if problem is None or len(members) == 1:
+            out += [_coloured(e, color) for e in members]
+            continue
+        word = f"{members[0].verdict.value:<{_WORD}}"
+        head = f"{_COLOURS[members[0].verdict]}{word}{_RESET}" if color else word
+        out.append(f"{head} {len(members)} {kind}: {problem}; list with -v")
+    return out
+
+
+def assemble(
+    entries: list[TextEntry],
+    summary: TextSummary,
+    color: bool,
+    quiet: bool,
+    verbose: bool = False,
+) -> str:
+    """The text report from its records' entries (in any order) and its summary: benchmark
+    verdicts first, the catalogue's files after them (grouped unless `verbose`)."""
     ordered = sorted(entries, key=_ORDER)
     if quiet:
         ordered = [e for e in ordered if e.fails]
-    current = [e for e in ordered if not e.deprecated and e.verdict is not Verdict.SKIPPED]
-    deprecated = [e for e in ordered if e.deprecated and e.verdict is not Verdict.SKIPPED]
+    shown = [e for e in ordered if e.verdict is not Verdict.SKIPPED]
+    current = [e for e in shown if not e.deprecated and e.kind is None]
+    catalogue = [e for e in shown if not e.deprecated and e.kind is not None]
+    deprecated = [e for e in shown if e.deprecated]
     out: list[str] = [_coloured(e, color) for e in current]
+    if catalogue:
+        if out:
+            out.append("")
+        out.append(f"catalogue files ({len(catalogue)}):")
+        out += [_coloured(e, color) for e in catalogue] if verbose else _grouped(catalogue, color)
     if deprecated:
         out.append("")
         out.append(
@@ -152,12 +216,13 @@ def assemble(entries: list[TextEntry], summary: TextSummary, color: bool, quiet:
     out.append("")
     counts = ", ".join(f"{summary.counts[v]} {v.value}" for v in Verdict if summary.counts.get(v))
     out.append(f"{summary.records} record{'' if summary.records == 1 else 's'}: {counts}")
-    out.append(
-        f"coverage: {summary.checked} of {summary.token_rate_records} token-rate records "
-        "get an applied roof"
-    )
     cal = summary.calibration
-    if cal.ran:
+    if not quiet:
+        out.append(
+            f"coverage: {summary.checked} of {summary.token_rate_records} token-rate records "
+            "get an applied roof"
+        )
+    if cal.ran and (not quiet or not cal.ok):
         state = "ok" if cal.ok else "FAILED"
         out.append(
             f"calibration: {state} ({sum(e.ok for e in cal.entries)}/{len(cal.entries)} "
@@ -166,10 +231,12 @@ def assemble(entries: list[TextEntry], summary: TextSummary, color: bool, quiet:
         for e in cal.entries:
             if not e.ok:
                 out.append(f"  MISS {e.id} {e.check}: {_clean(e.why or '', 400)}")
-    else:
+    elif not cal.ran and not quiet:
         out.append("calibration: not run")
-    for m in summary.messages[:20]:
-        out.append(f"note: {_clean(m.text, 200)}")
+    if not quiet:
+        notes = summary.messages if verbose else summary.messages[:20]
+        for m in notes:
+            out.append(f"note: {_clean(m.text, 100_000 if verbose else 200)}")
     out.append("ok" if summary.ok else "NOT OK")
     return "\n".join(out) + "\n"
 
@@ -220,7 +287,8 @@ def explain_record(r: RecordResult, advice: str | None = None) -> str:
         for c in r.checks:
             out.append(f"    {check_line(c)}")
             for label, x in c.alternatives:
-                out.append(f"      under {label}: {x:.2f} tok/s -> {100 * c.value / x:.1f}%")
+                share = percent(100 * c.value / x) if x else "–"
+                out.append(f"      under {label}: {figure(x, 'tok/s')} -> {share}")
             if c.assumed:
                 out.append(f"      rests on assumed: {', '.join(c.assumed)}")
     for t, why in r.trap_notes:

@@ -23,6 +23,7 @@ import jinja2
 from roofbot.core.changes import Changes
 from roofbot.core.compare import Comparison
 from roofbot.core.results import Report
+from roofbot.render.findings import Read
 from roofbot.render.markdown.context import MARKER, build_context
 from roofbot.render.markdown.environment import load_template
 from roofbot.render.markdown.escape import Field, escaped, md
@@ -38,6 +39,7 @@ from roofbot.render.markdown.levels import (
     keeps_details,
     rows_only,
 )
+from roofbot.render.markdown.records import Links, Move
 
 DEFAULT_TITLE = "roofcheck"
 TEMPLATE_FAILED = (
@@ -85,13 +87,21 @@ def _render_report(
     comparison: Comparison | None = None,
     review: Mapping[str, Any] | None = None,
     extra: Mapping[str, Any] | None = None,
+    repo_url: str | None = None,
+    read: Read | None = None,
 ) -> str:
     """The comment: the full report if it fits in `max_chars`, else with less detail, saying
     what was left out and pointing at the job summary (`summary_url`). `chart_url` links the
     roofline chart the workflow uploaded as an artifact; `extra` adds names to the template's
-    context (`instrument`: the instrument review)."""
+    context (`instrument`: the instrument review). `repo_url` (`<server>/<owner>/<repo>`) and
+    `head_sha` make every file link absolute; `read` (a file's bytes at the head) gives each
+    link its line."""
     tpl = load_template(template)
     seen: dict[str, Field] = {}  # the strings escaped so far, shared by the levels
+    files = Links.of(repo_url, head_sha, _cached(read) if read is not None else None)
+    instrument = (extra or {}).get("instrument")
+    notes = _field_notes(instrument)
+    moves = _moves(instrument)
 
     def render(opts: Options, omitted: list[str]) -> str:
         ctx = build_context(
@@ -100,18 +110,59 @@ def _render_report(
             title=title,
             summary_url=summary_url,
             changes=changes,
-            head_sha=head_sha,
+            links=files,
             opts=opts,
             omitted=omitted,
             chart_url=chart_url,
             comparison=comparison,
             review=review,
+            notes=notes,
+            moves=moves,
         )
         ctx.update(extra or {})  # sections other modules add (roofbot.action.instrument's review)
         text = tpl.render(escaped(ctx, seen))
         return text if text.startswith(MARKER) else f"{MARKER}\n{text}"
 
     return _fitted(render, report, changes, max_chars, summary_url, builtin=template is None)
+
+
+def _cached(read: Read) -> Read:
+    """`read`, each file read once."""
+    seen: dict[str, bytes | None] = {}
+
+    def once(path: str) -> bytes | None:
+        if path not in seen:
+            seen[path] = read(path)
+        return seen[path]
+
+    return once
+
+
+def _field_notes(instrument: Any) -> dict[tuple[str, str], str]:
+    """Each changed catalogue field's disagreeing neighbour, by (record id, field), from the
+    instrument review's field changes."""
+    if not isinstance(instrument, Mapping):
+        return {}
+    out: dict[tuple[str, str], str] = {}
+    for c in instrument.get("field_changes") or ():
+        if isinstance(c, Mapping) and c.get("disagrees"):
+            out[(str(c["record"]).rsplit("/", 1)[-1], str(c["field"]))] = str(c["disagrees"])
+    return out
+
+
+def _moves(instrument: Any) -> dict[str, Move]:
+    """The records the instrument review checked twice and found moved, by id: their
+    verdict under the base branch's instrument, and whether they are held."""
+    if not isinstance(instrument, Mapping):
+        return {}
+    held = not instrument.get("approval")
+    out: dict[str, Move] = {}
+    for m in instrument.get("moves") or ():
+        if isinstance(m, Mapping) and m.get("id") is not None:
+            out[str(m["id"])] = Move(
+                str(m["base_verdict"]), m.get("base_percent"), bool(m.get("held")) and held
+            )
+    return out
 
 
 def _fitted(

@@ -14,7 +14,8 @@ import re
 import urllib.parse
 from typing import Any
 
-from roofbot.core.results import RecordResult, Verdict
+from roofbot.core.figures import figure, percent
+from roofbot.core.results import RecordResult
 
 MAX_FIELD_CHARS = 600  # one escaped string in a cell; the JSON report has the rest
 
@@ -123,16 +124,25 @@ def md_code(value: object, limit: int = MAX_FIELD_CHARS) -> Safe:
     parts = text.split("`")
     if len(parts) % 2 == 0:  # an odd backtick: no span is closed by it
         parts[-2:] = [parts[-2] + "'" + parts[-1]]
-    out = [str(md(p, limit)) if i % 2 == 0 else f"`{p}`" if p.strip() else "" for i, p in
+    out = [str(md(p, limit)) if i % 2 != 1 else _span(p, limit) for i, p in
            enumerate(parts)]  # fmt: skip
     return Safe("".join(out))
 
 
+def _span(text: str, limit: int) -> str:
+    """A code span, where its text is plain; text with HTML's characters, a mention, a
+    reference or an address (a stranger's id or key) is escaped as prose instead, so none
+    reaches the page, even inert."""
+    if not text.strip():
+        return ""
+    risky = re.search(r"[<>&@#]|://|www\.|GH-\d", text, re.IGNORECASE)
+    return f"`{text}`" if not risky else str(md(text, limit))
+
+
 def fix_markdown(r: RecordResult, fix: str) -> Safe:
-    """A record's fix for the page: roofbot's own sentence about a roof keeps its `code`
-    spans (`md_code`); an error's fix quotes the file (its name, a field), so it is escaped
-    whole (`md`), a code span and all."""
-    return md(fix, 1000) if r.verdict is Verdict.ERROR else md_code(fix, 1000)
+    """A record's fix for the page: roofbot's own sentence, its `code` spans kept as code
+    (`md_code`: a span shows what it quotes from the file literally, inert)."""
+    return md_code(fix, 1000)
 
 
 def html_text(value: object, limit: int = MAX_FIELD_CHARS) -> Safe:
@@ -162,24 +172,19 @@ def href(value: object) -> Safe:
     return Safe(text)
 
 
-def num(value: object, places: int = 2) -> Safe:
-    """A number for display: thousands separators, trailing zeros trimmed."""
+def num(value: object, unit: str | None = None) -> Safe:
+    """A figure for display (roofbot.core.figures: four significant figures, thousands
+    separated), with its unit where given; a dash for none."""
     if value is None:
         return Safe("–")
     if isinstance(value, bool) or not isinstance(value, int | float):
         return md(value)
-    if isinstance(value, float) and not math.isfinite(value):
-        return Safe("n/a")
-    if isinstance(value, int):
-        return Safe(f"{value:,}")
-    text = f"{value:,.{places}f}"
-    if "." in text:
-        text = text.rstrip("0").rstrip(".")
-    return Safe(text)
+    return md(figure(value, str(raw(unit)) if unit else None))
 
 
 def pct(value: object) -> Safe:
-    """A percent for display, one decimal; a dash for anything that is not a finite number."""
+    """A percent of a roof for display (three significant figures, "> 1000%" past that); a
+    dash for anything that is not a finite number."""
     if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
-        return Safe(f"{value:,.1f}%")
+        return md(percent(value))
     return Safe("–")

@@ -10,7 +10,7 @@ from typing import Any
 from roofbot.core.compare import Attribution, Comparison
 from roofbot.core.results import RecordResult, Report, Verdict
 from roofbot.render.markdown.levels import Options, cap
-from roofbot.render.markdown.records import EMOJI, link
+from roofbot.render.markdown.records import EMOJI, Links, link
 
 _PLURAL = {
     Verdict.ERROR: ("error", "errors"),
@@ -34,7 +34,7 @@ def tally(results: tuple[RecordResult, ...], catalogue: frozenset[str]) -> str:
 
 
 def existing_view(
-    report: Report, comparison: Comparison | None, head_sha: str | None, opts: Options
+    report: Report, comparison: Comparison | None, links: Links, opts: Options
 ) -> dict[str, Any] | None:
     """The findings already on the base (and, with a comparison, the ones this change fixes),
     or None when there are none of either."""
@@ -47,10 +47,11 @@ def existing_view(
     rows, hidden = cap(sorted(existing, key=lambda r: (r.verdict.rank, r.id)), opts.max_list)
     return {
         "tally": tally(existing, catalogue),
+        "count": len(existing),
         "rows": [
             {
                 "id": r.id,
-                "link": link(r.path, head_sha),
+                "link": link(r.path, links),
                 "emoji": EMOJI[r.verdict],
                 "verdict": r.verdict.value,
             }

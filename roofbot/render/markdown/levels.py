@@ -17,12 +17,12 @@ class Options:
 
     details: str = "all"  # "all", "failing" (no details for pass/skipped), "none"
     max_rows: int | None = None  # table rows per section; None: all
-    max_list: int | None = None  # changed files, instrument changes, calibration, notes
+    max_list: int | None = None  # instrument changes, calibration misses, notes
     # (the lists `build_context` caps; `caps_a_list` names the same four)
 
 
 DETAILED: tuple[tuple[Options, list[str]], ...] = (
-    (Options("all"), []),
+    (Options("all"), []),  # a passing record's details: its roofs' arithmetic, no inputs
     (Options("failing"), ["the arithmetic of passing and skipped records"]),
 )
 TABLES = (Options("none"), ["the arithmetic of every record"])
@@ -58,14 +58,15 @@ def keeps_details(r: RecordResult, opts: Options) -> bool:
 
 
 def caps_a_list(report: Report, changes: Changes | None, opts: Options) -> bool:
-    """Whether `opts.max_list` cuts any list `build_context` caps: the changed files, the
-    instrument changes, the calibration entries, the run's messages."""
+    """Whether `opts.max_list` cuts any list `build_context` caps: the instrument changes,
+    the calibration misses, the run's messages."""
     limit = opts.max_list
     if limit is None:
         return False
-    lists = [report.calibration.entries, report.messages]
+    misses = [e for e in report.calibration.entries if not e.ok]
+    lists: list[Any] = [misses, report.messages]
     if changes is not None:
-        lists += [changes.files, changes.instrument]
+        lists.append(changes.instrument)
     return any(len(items) > limit for items in lists)
 
 
