@@ -170,7 +170,7 @@ def _pinned_listing(o: Outcome) -> None:
 
 
 def _link_refused(o: Outcome) -> None:
-    assert "zz-link.json (symbolic link: not read)" in o.comments[0]
+    assert "zz-link.json can't be read: it is a symbolic link" in o.comments[0]
     assert "GET contents" not in o.routes
 
 
@@ -233,8 +233,9 @@ def cases() -> list[FaultCase]:
                   "recovers", env={"ROOFBOT_STATUS_WAIT": "20"},
                   log=("setting the failure status failed",)),
         FaultCase("rate-limit-past-the-bound", "git",
+                  # a limit that outlasts the bound stops every request after it: no comment
                   lambda gh: gh.fail_rate_limited("POST", r"/statuses/", reset_in=300),
-                  "no-status", env={"ROOFBOT_STATUS_WAIT": "2"},
+                  "nothing", env={"ROOFBOT_STATUS_WAIT": "2"},
                   log=("past roofbot's bound",), check=_job_red),
         FaultCase("api-contents-hang", "api",
                   lambda gh: gh.hang("GET", r"/git/blobs/", 2.5, times=None), "final",

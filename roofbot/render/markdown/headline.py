@@ -24,7 +24,10 @@ def finding(r: RecordResult) -> str:
         )
         return text + (", on assumed inputs" if r.verdict is Verdict.SUSPECT else "")
     if r.messages:
-        return r.messages[0].text
+        # the headline keeps roofbot's own `code` spans; a backtick in a message (a stranger's
+        # file name or key, quoted) would open one, so it shows as a quote mark here (the
+        # details print the message escaped, backticks and all)
+        return r.messages[0].text.replace("`", "'")
     if r.lacks:
         return "no roof: it lacks " + ", ".join(r.lacks)
     return r.verdict.value
