@@ -22,7 +22,7 @@ from pathlib import Path
 from roofbot.action.evaluate import Outcome, evaluate
 from roofbot.action.event import PullEvent
 from roofbot.action.gather import Gathered, gather_git, head_config, is_relevant
-from roofbot.action.settings import Settings
+from roofbot.action.settings import PLOT_DEFAULT, Settings
 from roofbot.adapters.git import GitError, git, worktree_changes
 from roofbot.adapters.git_tree import GitTree
 from roofbot.adapters.repo import CONFIG_NAME, load_config_text
@@ -133,10 +133,12 @@ def preview(
 
 
 def _settings(root: Path, event: PullEvent, fail_on: frozenset[Verdict] | None) -> Settings:
-    # `roofbot pr` asks for a chart (input plot defaults to true); drawn, it changes nothing in
-    # the comment without a run to link it from, but a missing plot extra is a note in it. So
-    # the preview asks for one only where matplotlib is missing: the note, and nothing drawn.
-    plot_dir = None if importlib.util.find_spec("matplotlib") else Path(tempfile.gettempdir())
+    # `roofbot pr` asks for a chart where the input plot (default PLOT_DEFAULT) says so; drawn,
+    # it changes nothing in the comment without a run to link it from, but a missing plot
+    # extra is a note in it. So the preview asks for one only where the default asks and
+    # matplotlib is missing: the note, and nothing drawn.
+    wants = PLOT_DEFAULT == "true" and not importlib.util.find_spec("matplotlib")
+    plot_dir = Path(tempfile.gettempdir()) if wants else None
     return Settings(
         event_name="pull_request",
         event=event,
