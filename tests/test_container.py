@@ -460,7 +460,7 @@ def test_container_pr_job_end_to_end(checked: Checked, tmp_path: Path) -> None:
     assert [s for s, _ in c_statuses] == ["pending", "failure"]
     assert c_statuses == h_statuses
     assert len(c_comments) == 1 and c_comments == h_comments
-    assert "150 | memory-roof | 135.0% |" in c_comments[0]
+    assert "150 tok/s is 135% of its 111.1 tok/s memory roof" in c_comments[0]
     assert ctr.summary == host.summary
     paths = ("report-path",)  # a file in the runner's temp: its folder differs
     assert {k: v for k, v in ctr.outputs.items() if k not in paths} == {
